@@ -1,0 +1,184 @@
+"""The built site: both languages, separate search indexes, Chinese segmentation, no third-party
+requests, and (in Chromium) search answering real queries and a language switch that keeps the
+reader's place."""
+
+import functools
+import http.server
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+from entry_format import ROOT
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
+from playwright.sync_api import sync_playwright
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_FLAGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--no-first-run",
+]
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def site(tmp_path_factory):
+    """Build both languages with --strict, as `mkdocs build` does, into a temporary site/."""
+    site_dir = tmp_path_factory.mktemp("build") / "site"
+    port = _free_port()
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1", SITE_URL=f"http://127.0.0.1:{port}/")
+    proc = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site_dir)],
+        cwd=ROOT, env=env, capture_output=True, text=True,
+    )
+    assert proc.returncode == 0, proc.stderr[-5000:]
+    return site_dir, port
+
+
+def _pages(lang: str) -> list[str]:
+    docs = ROOT / "docs" / lang
+    return sorted(str(p.relative_to(docs).with_suffix("")) for p in docs.rglob("*.md"))
+
+
+@pytest.mark.parametrize("lang,prefix", [("zh", ""), ("en", "en/")])
+def test_every_page_is_built(site, lang, prefix):
+    site_dir, _ = site
+    for page in _pages(lang):
+        path = site_dir / prefix / ("index.html" if page == "index" else f"{page}/index.html")
+        assert path.is_file(), f"{page} was not built for {lang}"
+
+
+def _index(site_dir: Path, prefix: str) -> dict:
+    return json.loads((site_dir / prefix / "search" / "search_index.json").read_text("utf-8"))
+
+
+def test_each_language_has_its_own_search_index(site):
+    site_dir, _ = site
+    zh, en = _index(site_dir, ""), _index(site_dir, "en/")
+    # Material's Chinese separator splits on full-width punctuation; the English one does not.
+    assert "，" in zh["config"]["separator"] and "，" not in en["config"]["separator"]
+    assert any(CJK.search(doc["title"]) for doc in zh["docs"])
+    assert not [doc["title"] for doc in en["docs"] if CJK.search(doc["title"])]
+
+
+def test_chinese_index_is_segmented_by_jieba(site):
+    """Material inserts zero-width spaces between the words jieba finds; without jieba there are none."""
+    site_dir, _ = site
+    zh = _index(site_dir, "")
+    assert "\\u200b" in zh["config"]["separator"]  # the regex source spells it as an escape
+    text = " ".join(doc["text"] + doc["title"] for doc in zh["docs"])
+    # The user dictionary keeps these terms whole.
+    for word in ("显存", "梯度累积"):
+        assert f"\u200b{word}\u200b" in text, word
+
+
+def test_no_third_party_urls_in_built_pages(site):
+    site_dir, _ = site
+    external = re.compile(r"""<(?:script|link|img|iframe)[^>]+(?:src|href)=["'](?:https?:)?//(?!127\.0\.0\.1)""")
+    offenders = [
+        str(p.relative_to(site_dir)) for p in site_dir.rglob("*.html")
+        if external.search(p.read_text("utf-8"))
+    ]
+    assert not offenders
+
+
+# --- in a browser -------------------------------------------------------------
+
+
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="session")
+def browser(site):
+    if not Path(CHROMIUM).exists():
+        if os.environ.get("CHEATSHEET_REQUIRE_BROWSER"):
+            pytest.fail(f"{CHROMIUM} is missing (apt-get install -y chromium)")
+        pytest.skip(f"{CHROMIUM} is not installed: apt-get install -y chromium to run the browser checks")
+
+    site_dir, port = site
+    handler = functools.partial(QuietHandler, directory=str(site_dir))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        yield chromium, f"http://127.0.0.1:{port}/"
+        chromium.close()
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture
+def browser_page(browser):
+    """A fresh page; also returns the set of hosts it sent requests to."""
+    chromium, base = browser
+    page = chromium.new_page()
+    requested_hosts = set()
+    page.on("request", lambda request: requested_hosts.add(request.url.split("/")[2]))
+    yield page, base, requested_hosts
+    page.close()
+
+
+def _search(page, base: str, query: str) -> list[str]:
+    page.goto(base)
+    page.click("input.md-search__input")
+    # A query typed while the search worker is still building its index is dropped; type it again.
+    for _ in range(4):
+        page.fill("input.md-search__input", "")
+        page.keyboard.type(query)
+        try:
+            page.wait_for_selector(".md-search-result__item", timeout=5_000)
+            break
+        except PlaywrightTimeout:
+            continue
+    # Result links carry ?h=<query> for highlighting; keep path and anchor.
+    return page.eval_on_selector_all(".md-search-result__item a", "links => links.map(a => a.pathname + a.hash)")
+
+
+@pytest.mark.parametrize(
+    "lang,query,expected",
+    [
+        ("zh", "释放显存", "gpu-memory/#cuda-empty-cache"),
+        ("zh", "梯度累积", "gpu-memory/#gradient-accumulation"),
+        ("zh", "峰值显存", "gpu-memory/#cuda-peak-memory"),
+        ("en", "weights_only", "en/saving/#save-load-state-dict"),
+        ("en", "gradient accumulation", "en/gpu-memory/#gradient-accumulation"),
+    ],
+)
+def test_search_finds_the_entry(browser_page, lang, query, expected):
+    page, base, _ = browser_page
+    links = _search(page, base + ("en/" if lang == "en" else ""), query)
+    assert "/" + expected in links, links
+
+
+def test_language_switch_keeps_page_and_entry(browser_page):
+    page, base, _ = browser_page
+    page.goto(base + "gpu-memory/#cuda-empty-cache")
+    page.hover(".md-header__option .md-select")
+    page.click("a.md-select__link[hreflang=en]")
+    page.wait_for_url("**/en/gpu-memory/**")
+    assert page.url == base + "en/gpu-memory/#cuda-empty-cache"
+    page.hover(".md-header__option .md-select")
+    page.click("a.md-select__link[hreflang=zh]")
+    page.wait_for_url(re.compile(r".*/gpu-memory/#cuda-empty-cache$"))
+    assert page.url == base + "gpu-memory/#cuda-empty-cache"
+
+
+def test_pages_load_nothing_from_other_hosts(browser_page):
+    page, base, requested_hosts = browser_page
+    page.goto(base + "gpu-memory/")
+    page.goto(base + "en/")
+    assert requested_hosts == {base.split("/")[2]}
+
