@@ -18,7 +18,7 @@ import shlex
 import sys
 import tokenize
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 from markdown_it import MarkdownIt
@@ -54,6 +54,7 @@ FENCE_ATTRS = {"title"}
 OUTPUT_LINE = re.compile(r"^\s*#(cpu|cuda)?>(?: (.*)|$)")
 SNIPPET_INCLUDE = re.compile(r'^\s*-{1,2}8<-{1,2}\s+"([^"]+)"\s*$')
 HEADING_ID = re.compile(r"\{\s*#([^\s}]+)\s*\}\s*$")
+PLACEHOLDER = "TODO"
 ID_FORMAT = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 
 # Imports a code line may take for granted (the pages say so at the top).
@@ -81,6 +82,7 @@ RULES = {
     "ENTRY007": "example shows no output",
     "ENTRY008": "unknown fence option",
     "ENTRY009": "fence in an unexpected place",
+    "ENTRY010": "placeholder text left in an entry",
     "PAIR001": "page exists in one language only",
     "PAIR002": "entry ids differ between languages",
     "PAIR003": "code differs between languages",
@@ -138,6 +140,7 @@ class Entry:
     title: str
     line: int
     path: Path
+    end_line: int = 0  # last line of the entry in the file
     fields: dict[str, int] = field(default_factory=dict)  # field key -> line
     code_line: Fence | None = None
     example_marker_line: int | None = None
@@ -189,7 +192,7 @@ def display(path: Path) -> str:
 _parser = MarkdownIt("commonmark")
 
 
-@lru_cache(maxsize=None)
+@cache
 def _parse_cached(path: Path, mtime: float, lang: str) -> Page:
     return _parse(path, path.read_text("utf-8"), lang)
 
@@ -207,6 +210,8 @@ def _parse(path: Path, text: str, lang: str) -> Page:
     entry: Entry | None = None
     for i, tok in enumerate(tokens):
         if tok.type == "heading_open":
+            if entry is not None:
+                entry.end_line = tok.map[0]
             title = tokens[i + 1].content
             if tok.tag == "h3":
                 m = HEADING_ID.search(title)
@@ -245,6 +250,8 @@ def _parse(path: Path, text: str, lang: str) -> Page:
             for key in ("mnemonic", "what", "prereq"):
                 if content.startswith(labels[key]) and tokens[i - 1].type == "paragraph_open":
                     entry.fields.setdefault(key, tok.map[0] + 1)
+    if entry is not None:
+        entry.end_line = len(text.splitlines())
     return Page(path=path, lang=lang, entries=entries, fences=fences)
 
 
@@ -397,6 +404,12 @@ def check_page(page: Page) -> list[Violation]:
     def add(line, entry, code, message):
         out.append(Violation(page.path, line, entry.label if entry else "-", code, message))
 
+    reported = set()
+    for number, line in enumerate(page.path.read_text("utf-8").splitlines(), start=1):
+        owner = next((e for e in page.entries if e.line <= number <= e.end_line), None)
+        if PLACEHOLDER in line and id(owner) not in reported:
+            reported.add(id(owner))  # the first placeholder per entry (or per page intro) is enough
+            add(number, owner, "ENTRY010", f"placeholder `{PLACEHOLDER}` left here. Replace it with the real text or code (tests/new_entry.py writes these into new stubs).")
     for entry in page.entries:
         if entry.id is None:
             add(entry.line, entry, "ENTRY001", "the ### heading has no explicit id. End it with `{ #task-in-english }`, and use the same id on the other language's page.")

@@ -22,8 +22,8 @@ from pathlib import Path
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from harness import hide_accelerators, restored_torch_state  # noqa: E402
 from entry_format import OUTPUT_LINE, ROOT, Fence, parse_page  # noqa: E402
+from harness import hide_accelerators, restored_torch_state  # noqa: E402
 
 
 def outputs_by_statement(code: str) -> list[tuple[int, str]]:

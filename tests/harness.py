@@ -20,6 +20,7 @@ import difflib
 import gc
 import io
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -38,11 +39,12 @@ from entry_format import (  # noqa: E402
     check_code_line,
     check_shell_code,
     check_snippet,
+    display,  # noqa: E402
     parse_page,
 )
-from entry_format import display  # noqa: E402
 
 CUDA = torch.cuda.is_available()
+NPROC_PER_NODE = re.compile(r"--nproc[-_]per[-_]node[= ](\d+)")
 NO_CUDA_REASON = "no CUDA device on this machine: the CUDA run of this example happens only on a GPU machine"
 NEEDS_CUDA_REASON = "example needs CUDA (fence option requires-cuda); it runs only on a GPU machine"
 
@@ -218,6 +220,11 @@ class ShellItem(EntryItemMixin, pytest.Item):
             pytest.skip(NEEDS_CUDA_REASON)
         if self.device == "cuda" and not CUDA:
             pytest.skip(NO_CUDA_REASON)
+        processes = max(map(int, NPROC_PER_NODE.findall(self.fence.code)), default=1)
+        if self.device == "cuda" and torch.cuda.device_count() < processes:
+            # nccl needs one GPU per process; with fewer, the scripts fall back to gloo on CPU,
+            # which the CPU run already covers.
+            pytest.skip(f"needs {processes} GPUs (one per process for nccl), this machine has {torch.cuda.device_count()}")
         problems = check_shell_code(self.fence)
         if problems:
             raise ExampleFailure("\n".join(f"{line}: {code} {msg}" for line, code, msg in problems))

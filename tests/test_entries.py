@@ -3,7 +3,7 @@
 from pathlib import Path
 
 import pytest
-from entry_format import RULES, ROOT, check_site
+from entry_format import ROOT, RULES, check_site
 
 RULE_FIXTURES = Path(__file__).parent / "fixtures" / "rules"
 

@@ -134,15 +134,11 @@ def browser_page(browser):
 def _search(page, base: str, query: str) -> list[str]:
     page.goto(base)
     page.click("input.md-search__input")
-    # A query typed while the search worker is still building its index is dropped; type it again.
-    for _ in range(4):
-        page.fill("input.md-search__input", "")
-        page.keyboard.type(query)
-        try:
-            page.wait_for_selector(".md-search-result__item", timeout=5_000)
-            break
-        except PlaywrightTimeout:
-            continue
+    page.keyboard.type(query)
+    try:  # the search worker builds its index first; a big index on a busy machine takes a while
+        page.wait_for_function("document.querySelectorAll('.md-search-result__item').length > 0", timeout=30_000)
+    except PlaywrightTimeout:
+        return []
     # Result links carry ?h=<query> for highlighting; keep path and anchor.
     return page.eval_on_selector_all(".md-search-result__item a", "links => links.map(a => a.pathname + a.hash)")
 

