@@ -36,10 +36,10 @@ from pytest_markdown_docs.plugin import MarkdownInlinePythonItem
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from entry_format import (  # noqa: E402
     SNIPPETS,
+    Fence,
     check_code_line,
-    check_shell_code,
     check_snippet,
-    display,  # noqa: E402
+    display,
     parse_page,
 )
 
@@ -124,6 +124,15 @@ def compare_output(expected: list[str], printed: str) -> None:
 class EntryItemMixin:
     entry_id: str
     fence_line: int
+    fence: Fence
+    device: str
+
+    def skip_unless_runnable(self) -> None:
+        """Skip, with the reason, a run this machine cannot do; never report it as passed."""
+        if self.device == "cpu" and self.fence.requires_cuda:
+            pytest.skip(NEEDS_CUDA_REASON)
+        if self.device == "cuda" and not CUDA:
+            pytest.skip(NO_CUDA_REASON)
 
     def reportinfo(self):
         return self.path, self.fence_line - 1, f"{self.path.name}::{self.name}"
@@ -144,10 +153,7 @@ class ExampleItem(EntryItemMixin, MarkdownInlinePythonItem):
         self.add_marker(device)
 
     def setup(self):
-        if self.device == "cpu" and self.fence.requires_cuda:
-            pytest.skip(NEEDS_CUDA_REASON)
-        if self.device == "cuda" and not CUDA:
-            pytest.skip(NO_CUDA_REASON)
+        self.skip_unless_runnable()
         super().setup()
 
     def runtest(self):
@@ -216,22 +222,17 @@ class ShellItem(EntryItemMixin, pytest.Item):
         self.add_marker(pytest.mark.timeout(600))
 
     def setup(self):
-        if self.device == "cpu" and self.fence.requires_cuda:
-            pytest.skip(NEEDS_CUDA_REASON)
-        if self.device == "cuda" and not CUDA:
-            pytest.skip(NO_CUDA_REASON)
+        self.skip_unless_runnable()
         processes = max(map(int, NPROC_PER_NODE.findall(self.fence.code)), default=1)
         if self.device == "cuda" and torch.cuda.device_count() < processes:
             # nccl needs one GPU per process; with fewer, the scripts fall back to gloo on CPU,
             # which the CPU run already covers.
             pytest.skip(f"needs {processes} GPUs (one per process for nccl), this machine has {torch.cuda.device_count()}")
-        problems = check_shell_code(self.fence)
-        if problems:
-            raise ExampleFailure("\n".join(f"{line}: {code} {msg}" for line, code, msg in problems))
 
     def runtest(self):
         env = dict(os.environ)
         env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
+        env["PYTHONWARNINGS"] = "error"  # as for Python examples: a deprecated call fails
         if self.device == "cpu":
             env["CUDA_VISIBLE_DEVICES"] = ""  # a real process: hide the GPU the honest way
         with tempfile.TemporaryDirectory(prefix="shell-example-") as workdir:
