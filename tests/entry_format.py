@@ -423,7 +423,7 @@ def check_page(page: Page) -> list[Violation]:
         if entry.example_marker_line is None or not entry.examples:
             add(entry.line, entry, "ENTRY006", f"no example. Add a paragraph `**{labels['example']}**` followed by a complete ```python example that prints its result.")
         elif not any(f.has_output or f.snippet for f in entry.examples):
-            add(entry.examples[0].line, entry, "ENTRY007", "the example shows no output. Print a result and put what it prints in `#> ` lines right after the print (run `pytest -k <id>` to see the actual output).")
+            add(entry.examples[0].line, entry, "ENTRY007", f"the example shows no output. Print a result; `python tests/fill_output.py docs/zh/{page.path.name} {entry.label}` writes what it prints as `#> ` lines.")
         for fence in entry.stray_fences:
             add(fence.line, entry, "ENTRY009", f"a second fence before `**{labels['example']}**`. An entry has one code-line fence; move this one below the example marker.")
         for fence in filter(None, [entry.code_line, *entry.examples]):

@@ -22,7 +22,7 @@ from pathlib import Path
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from entry_format import OUTPUT_LINE, ROOT, Fence, parse_page  # noqa: E402
+from entry_format import OUTPUT_LINE, ROOT, Fence, comparable_code, parse_page  # noqa: E402
 from harness import hide_accelerators, restored_torch_state  # noqa: E402
 
 
@@ -46,6 +46,11 @@ def outputs_by_statement(code: str) -> list[tuple[int, str]]:
             if printed.getvalue():
                 results.append((stmt.end_lineno, printed.getvalue()))
     return results
+
+
+def without_output(fence: Fence) -> Fence:
+    code = "\n".join(line for line in fence.code.splitlines() if not OUTPUT_LINE.match(line))
+    return Fence(fence.lang, fence.options, fence.attrs, code, fence.line, fence.path)
 
 
 def rewrite(fence: Fence, outputs: list[tuple[int, str]], statement_ends: list[int]) -> str:
@@ -84,6 +89,9 @@ def fill(zh_path: Path, only: str | None) -> int:
                 continue
             if any((m := OUTPUT_LINE.match(line)) and m.group(1) for line in zh_fence.code.splitlines()):
                 print(f"{entry.id}: has #cpu>/#cuda> lines, left alone")
+                continue
+            if en_fence is not None and comparable_code(without_output(zh_fence)) != comparable_code(without_output(en_fence)):
+                print(f"{entry.id}: the code differs between docs/zh and docs/en (PAIR003); make it identical first, then run this again")
                 continue
             stripped = "\n".join(line for line in zh_fence.code.splitlines() if not OUTPUT_LINE.match(line))
             ends = [s.end_lineno for s in ast.parse(stripped).body]

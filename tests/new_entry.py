@@ -27,7 +27,8 @@ FIELD_TEXT = {
 
 def stub(lang: str, entry_id: str) -> str:
     labels = LABELS[lang]
-    fields = "\n".join(f"- {labels[key]}{FIELD_TEXT[key][lang]}" for key in ("mnemonic", "what", "prereq"))
+    space = " " if lang == "en" else ""  # "Mnemonic: text", but "助记：文字"
+    fields = "\n".join(f"- {labels[key]}{space}{FIELD_TEXT[key][lang]}" for key in ("mnemonic", "what", "prereq"))
     return (
         f"### {TITLE[lang]} {{ #{entry_id} }}\n\n"
         "```python\n...  # TODO the line a reader copies\n```\n\n"
