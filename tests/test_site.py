@@ -135,6 +135,7 @@ def _search(page, base: str, query: str) -> list[str]:
     page.goto(base)
     page.click("input.md-search__input")
     page.keyboard.type(query)
+    page.keyboard.press("End")  # a real key event: CJK text typed by Playwright sends none, and Material waits for one
     try:  # the search worker builds its index first; a big index on a busy machine takes a while
         page.wait_for_function("document.querySelectorAll('.md-search-result__item').length > 0", timeout=30_000)
     except PlaywrightTimeout:
