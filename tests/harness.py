@@ -49,8 +49,6 @@ NO_CUDA_REASON = "no CUDA device on this machine: the CUDA run of this example h
 NEEDS_CUDA_REASON = "example needs CUDA (fence option requires-cuda); it runs only on a GPU machine"
 
 
-
-
 def _page_lang(path: Path) -> str | None:
     """"zh" or "en" for a page under docs/<lang>/ (of this repo or a test's temporary one)."""
     parts = Path(path).resolve().parts
