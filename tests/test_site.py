@@ -2,27 +2,21 @@
 requests, and (in Chromium) search answering real queries and a language switch that keeps the
 reader's place."""
 
-import functools
-import http.server
 import json
 import os
 import re
 import socket
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
 import pytest
-from entry_format import ROOT
+from conftest import early
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
-from playwright.sync_api import sync_playwright
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_FLAGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--no-first-run",
-]
+from cheatsheet import ROOT
+from cheatsheet.browser import CHROMIUM, chromium, serve
+
 CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
@@ -32,10 +26,10 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="session")
-def site(tmp_path_factory):
+@early
+def site(tmp: Path):
     """Build both languages with --strict, as `mkdocs build` does, into a temporary site/."""
-    site_dir = tmp_path_factory.mktemp("build") / "site"
+    site_dir = tmp / "site"
     port = _free_port()
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1", SITE_URL=f"http://127.0.0.1:{port}/")
     proc = subprocess.run(
@@ -96,11 +90,6 @@ def test_no_third_party_urls_in_built_pages(site):
 # --- in a browser -------------------------------------------------------------
 
 
-class QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-
 @pytest.fixture(scope="session")
 def browser(site):
     if not Path(CHROMIUM).exists():
@@ -109,15 +98,8 @@ def browser(site):
         pytest.skip(f"{CHROMIUM} is not installed: apt-get install -y chromium to run the browser checks")
 
     site_dir, port = site
-    handler = functools.partial(QuietHandler, directory=str(site_dir))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
-        yield chromium, f"http://127.0.0.1:{port}/"
-        chromium.close()
-    server.shutdown()
-    server.server_close()
+    with serve(site_dir, port) as base, chromium() as browser:
+        yield browser, base
 
 
 @pytest.fixture
@@ -131,17 +113,34 @@ def browser_page(browser):
     page.close()
 
 
-def _search(page, base: str, query: str) -> list[str]:
-    page.goto(base)
-    page.click("input.md-search__input")
+@pytest.fixture(scope="module")
+def search_pages(browser):
+    """One page per language, kept open: its search worker builds the index once."""
+    chromium, base = browser
+    pages = {}
+    for lang, path in (("zh", ""), ("en", "en/")):
+        pages[lang] = chromium.new_page()
+        pages[lang].goto(base + path)
+        pages[lang].click("input.md-search__input")
+    yield pages
+    for page in pages.values():
+        page.close()
+
+
+RESULTS = ".md-search-result__item"
+
+
+def _search(page, query: str) -> list[str]:
+    page.fill("input.md-search__input", "")
+    page.wait_for_function(f"document.querySelectorAll('{RESULTS}').length == 0")
     page.keyboard.type(query)
     page.keyboard.press("End")  # a real key event: CJK text typed by Playwright sends none, and Material waits for one
     try:  # the search worker builds its index first; a big index on a busy machine takes a while
-        page.wait_for_function("document.querySelectorAll('.md-search-result__item').length > 0", timeout=30_000)
+        page.wait_for_function(f"document.querySelectorAll('{RESULTS}').length > 0", timeout=30_000)
     except PlaywrightTimeout:
         return []
     # Result links carry ?h=<query> for highlighting; keep path and anchor.
-    return page.eval_on_selector_all(".md-search-result__item a", "links => links.map(a => a.pathname + a.hash)")
+    return page.eval_on_selector_all(f"{RESULTS} a", "links => links.map(a => a.pathname + a.hash)")
 
 
 @pytest.mark.parametrize(
@@ -154,9 +153,8 @@ def _search(page, base: str, query: str) -> list[str]:
         ("en", "gradient accumulation", "en/gpu-memory/#gradient-accumulation"),
     ],
 )
-def test_search_finds_the_entry(browser_page, lang, query, expected):
-    page, base, _ = browser_page
-    links = _search(page, base + ("en/" if lang == "en" else ""), query)
+def test_search_finds_the_entry(search_pages, lang, query, expected):
+    links = _search(search_pages[lang], query)
     assert "/" + expected in links, links
 
 
@@ -179,3 +177,21 @@ def test_pages_load_nothing_from_other_hosts(browser_page):
     page.goto(base + "en/")
     assert requested_hosts == {base.split("/")[2]}
 
+
+
+def test_home_page_states_what_the_record_holds(site):
+    """The home page's verification summary is generated from verification/, never stronger."""
+    from cheatsheet import DOCS, VERIFICATION
+    from cheatsheet.record import entries, summary
+
+    site_dir, _ = site
+    zh, en = (site_dir / "index.html").read_text("utf-8"), (site_dir / "en" / "index.html").read_text("utf-8")
+    figures, total = summary(VERIFICATION), len(entries(DOCS))
+    cpu_passed = figures["cpu"]["results"].get("passed", 0)
+    assert f"{cpu_passed} / {total} 个条目的示例通过" in zh
+    assert f"the examples of {cpu_passed} of {total} entries passed" in en
+    if figures["cuda"]["rows"]:
+        assert f"{figures['cuda']['results'].get('passed', 0)} of {total} entries passed on a GPU" in en
+    else:
+        assert "还没有记录在案的 GPU 运行" in zh and "no GPU run is on record yet" in en
+    assert "verification-summary" not in zh + en

@@ -1,0 +1,137 @@
+"""One command for every docs chore: `python -m cheatsheet COMMAND`.
+
+    new PAGE ID [--after OTHER]   an entry's stub in both languages
+    fill PAGE [ID ...]            run the examples and write their output lines (both languages)
+    check                         the entry checker over the whole site
+    status                        entries whose languages were last changed in different commits
+    lint-zh [--fix]               Chinese copywriting (spacing, punctuation)
+    record [--prune] [--merge DIR ...]
+                                  the verification record: what ran where, and whether it is current
+    bench [--suite] [--search]    build time, index sizes, suite time and phases
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+from pathlib import Path
+
+from . import DOCS, ROOT, SNIPPETS, VERIFICATION, display
+
+
+def cmd_new(args) -> int:
+    from .scaffold import ScaffoldError, new_entry
+
+    try:
+        print("\n".join(new_entry(DOCS, args.page, args.entry_id, args.after)))
+    except ScaffoldError as e:
+        print(e, file=sys.stderr)
+        return 2
+    return 0
+
+
+def cmd_fill(args) -> int:
+    """The tests' own runner, in `--update-output` mode: one code path checks and fills."""
+    page = Path(args.page).resolve()
+    cmd = [sys.executable, "-m", "pytest", str(page), "--update-output", "-q", "-m", "not checks"]
+    for entry_id in args.entry_id:
+        cmd += ["--entry", entry_id]
+    return subprocess.run(cmd, cwd=ROOT).returncode
+
+
+def cmd_check(args) -> int:
+    from .checks import check_site
+    from .pages import site_pages
+    from .torch_api import inspect_names
+
+    problems = [p for _, p in check_site(DOCS, SNIPPETS, inspect_names)]
+    for problem in problems:
+        print(problem)
+    counts = {lang: sum(len(p.entries) for p in site_pages(DOCS, lang)) for lang in ("zh", "en")}
+    print(f"{counts['zh']} entries in docs/zh, {counts['en']} in docs/en, {len(problems)} problem(s)")
+    return 1 if problems else 0
+
+
+def cmd_status(args) -> int:
+    from .translations import stale_entries
+
+    report = stale_entries()
+    print("\n".join(report))
+    print(f"{len(report)} entr{'y' if len(report) == 1 else 'ies'} whose languages were last changed in different commits (advisory)")
+    return 0
+
+
+def cmd_lint_zh(args) -> int:
+    from .lint_zh import fix, problems
+
+    if args.fix:
+        print("\n".join(fix()) or "nothing to fix")
+    found = problems()
+    print("\n".join(found) or "no problems")
+    return 1 if found else 0
+
+
+def cmd_record(args) -> int:
+    from .record import DEVICES, Recorder, check, merge, summary
+
+    record_dir = Path(args.dir)
+    if args.merge:
+        counts = merge([Path(p) for p in args.merge], record_dir, DOCS)
+        print(f"merged {len(args.merge)} part(s) into {display(record_dir)}: " + ", ".join(f"{n} {d} rows" for d, n in counts.items()))
+    if args.prune:
+        dropped = Recorder(record_dir, DOCS, SNIPPETS).drop_stale()
+        print("\n".join(f"dropped {d}" for d in dropped) or "no stale rows")
+    for device, figures in summary(record_dir).items():
+        if figures["rows"]:
+            results = ", ".join(f"{n} {r}" for r, n in sorted(figures["results"].items()))
+            print(f"{device}: {results}; torch {', '.join(figures['torch'])}; {'; '.join(figures['devices'])}; {', '.join(figures['dates'])}")
+        else:
+            print(f"{device}: no rows")
+    problems = check(DOCS, SNIPPETS, record_dir)
+    for problem in problems:
+        print(problem)
+    print(f"{len(problems)} problem(s) in the record" + ("" if problems else f" (every row current; devices: {', '.join(DEVICES)})"))
+    return 1 if problems else 0
+
+
+def cmd_bench(args) -> int:
+    from .bench import main
+
+    main(sys.argv[2:])
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m cheatsheet", description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__.split("\n\n", 1)[1])
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("new", help="an entry's stub in both languages")
+    p.add_argument("page", help="page name without .md, e.g. gpu-memory")
+    p.add_argument("entry_id", help="lowercase-kebab-case English id, e.g. cuda-empty-cache")
+    p.add_argument("--after", help="id of the entry the new one follows (default: end of page)")
+    p.set_defaults(run=cmd_new)
+    p = sub.add_parser("fill", help="write what the examples print into their output lines")
+    p.add_argument("page", help="a page under docs/zh, e.g. docs/zh/gpu-memory.md")
+    p.add_argument("entry_id", nargs="*", help="only these entries (default: every entry on the page)")
+    p.set_defaults(run=cmd_fill)
+    sub.add_parser("check", help="the entry checker over the whole site").set_defaults(run=cmd_check)
+    sub.add_parser("status", help="entries whose languages changed in different commits").set_defaults(run=cmd_status)
+    p = sub.add_parser("lint-zh", help="Chinese copywriting lint")
+    p.add_argument("--fix", action="store_true", help="rewrite the pages in place")
+    p.set_defaults(run=cmd_lint_zh)
+    p = sub.add_parser("record", help="the verification record: summary and check")
+    p.add_argument("--dir", default=str(VERIFICATION), help="the record's folder (default: verification/)")
+    p.add_argument("--prune", action="store_true", help="drop rows whose entry changed since they were written")
+    p.add_argument("--merge", nargs="+", metavar="DIR", help="fold record parts (folders with cpu.csv / cuda.csv) into --dir")
+    p.set_defaults(run=cmd_record)
+    p = sub.add_parser("bench", help="build time, index sizes; --suite: the test suite; --search: search ranks")
+    p.add_argument("--suite", action="store_true")
+    p.add_argument("--search", action="store_true")
+    p.set_defaults(run=cmd_bench)
+    args = parser.parse_args(argv)
+    return args.run(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,115 @@
+"""`python -m cheatsheet bench`: the figures the project reports, measured on this machine.
+
+    python -m cheatsheet bench            # entries per page, build time, search-index sizes
+    python -m cheatsheet bench --suite    # also one full `pytest` run: wall time, phases, examples
+    python -m cheatsheet bench --search   # also the search queries, typed into Chromium
+
+Timings are wall-clock; run on an idle machine and compare like with like.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+from . import DOCS, ROOT
+from .pages import site_pages
+
+BIN = Path(sys.executable).parent
+
+
+def timed(cmd: list[str], **kwargs) -> float:
+    start = time.perf_counter()
+    subprocess.run(cmd, cwd=ROOT, check=True, capture_output=True, **kwargs)
+    return time.perf_counter() - start
+
+
+def entry_counts() -> None:
+    print("entries per page (zh / en):")
+    counts = {lang: {p.path.name: len(p.entries) for p in site_pages(DOCS, lang)} for lang in ("zh", "en")}
+    for name, n in counts["zh"].items():
+        if n or counts["en"].get(name):
+            print(f"  {name[:-3]:<16} {n:>3} / {counts['en'].get(name, 0):>3}")
+    print(f"  {'total':<16} {sum(counts['zh'].values()):>3} / {sum(counts['en'].values()):>3}")
+
+
+def suite(env: dict) -> None:
+    """One run of the README's test command, with its phases."""
+    with tempfile.TemporaryDirectory() as tmp:
+        junit, stats = Path(tmp) / "junit.xml", Path(tmp) / "stats.json"
+        start = time.perf_counter()
+        proc = subprocess.run([str(BIN / "pytest"), "-q", f"--junitxml={junit}", f"--stats-json={stats}"],
+                              cwd=ROOT, env=env, capture_output=True, text=True)
+        wall = time.perf_counter() - start
+        summary = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else "(no output)"
+        print(f"pytest, whole suite: {wall:.1f} s wall ({summary})")
+        phases: dict[str, float] = {}
+        for case in ET.parse(junit).getroot().iter("testcase"):
+            name = case.get("classname", "")
+            group = name.split(".")[1] if name.startswith("tests.") else "pages: checks and waiting for examples"
+            phases[group] = phases.get(group, 0.0) + float(case.get("time", 0))
+        print("  time in the test process, by group (examples run beside it, in workers):")
+        for group, seconds in sorted(phases.items(), key=lambda kv: -kv[1]):
+            print(f"    {group:<40} {seconds:6.1f} s")
+        if stats.exists():
+            data = json.loads(stats.read_text())
+            for kind, figures in data["examples"].items():
+                print(f"  examples, {kind}: {figures['count']} run, {figures['seconds']:.1f} s of run time")
+            print(f"  examples: first submitted to last finished {data['span']:.1f} s; worker start-up {data['startup']}")
+        if proc.returncode != 0:
+            print(proc.stdout[-3000:])
+
+
+def main(argv: list[str]) -> None:
+    entry_counts()
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
+    with tempfile.TemporaryDirectory() as tmp:
+        site = Path(tmp) / "site"
+        runs = [timed([str(BIN / "mkdocs"), "build", "--strict", "-q", "-d", str(site)], env=env) for _ in range(3)]
+        print(f"mkdocs build --strict, both languages: median {statistics.median(runs):.1f} s over {len(runs)} runs")
+        for lang, prefix in (("zh", ""), ("en", "en/")):
+            index = site / prefix / "search" / "search_index.json"
+            docs = len(json.loads(index.read_text("utf-8"))["docs"])
+            print(f"search index {lang}: {index.stat().st_size / 1024:.0f} KiB, {docs} documents")
+        if "--search" in argv:
+            search_hit_rate(site)
+    if "--suite" in argv:
+        suite(env)
+
+
+def search_hit_rate(site: Path) -> None:
+    """Type each query into the built site's search box; where does the answering entry rank?"""
+    from .browser import chromium, serve
+    from .search_queries import QUERIES
+
+    ranks: dict[str, list[int | None]] = {"zh": [], "en": []}
+    with serve(site) as base, chromium() as browser:
+        for lang in ranks:
+            page = browser.new_page()  # one page per language: its worker builds the index once
+            page.goto(base + ("en/" if lang == "en" else ""))
+            page.click("input.md-search__input")
+            for query_lang, query, answers in QUERIES:
+                if query_lang != lang:
+                    continue
+                page.fill("input.md-search__input", "")
+                page.keyboard.type(query)
+                page.keyboard.press("End")  # CJK text typed by Playwright sends no key event; Material waits for one
+                time.sleep(1.5)  # let the result list settle after the last keystroke
+                links = page.eval_on_selector_all(".md-search-result__item a", "links => links.map(a => a.hash)")
+                entries = [link[1:] for link in links if link]  # entry links only (page links have no #anchor)
+                rank = next((i for i, entry in enumerate(entries, start=1) if entry in answers), None)
+                ranks[lang].append(rank)
+                if rank != 1:
+                    print(f"  {lang} {query!r}: answer at rank {rank}; first results {entries[:3]}")
+            page.close()
+    for lang, found in ranks.items():
+        top1 = sum(r == 1 for r in found)
+        top5 = sum(r is not None and r <= 5 for r in found)
+        print(f"search {lang}: answer first for {top1}/{len(found)} queries, in the first five for {top5}/{len(found)}")

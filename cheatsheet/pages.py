@@ -1,0 +1,257 @@
+"""The page model: a Markdown topic page parsed once into entries and fences, each fence with one role.
+
+Roles of the fences inside an entry (one `###` heading with an explicit id):
+
+* code-line: the first fence under the heading, the line a reader copies;
+* example:   a ```python or ```bash fence after the example marker; it runs on every device;
+* include:   a fence holding only `--8<-- "NAME"`: shows snippets/NAME, which a bash example runs;
+* idle:      any other fence after the marker (a `text` or `pycon` tag, ...): it would run nowhere,
+             which the checker reports;
+* stray:     a second fence before the example marker.
+
+Fences outside entries (page introductions, the contributor guide) are prose and never run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import shlex
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+
+from markdown_it import MarkdownIt
+
+LANGS = ("zh", "en")
+# Field labels and the example marker, per language.
+LABELS = {
+    "zh": {"mnemonic": "助记：", "what": "作用：", "prereq": "使用前提：", "example": "解释性示例："},
+    "en": {"mnemonic": "Mnemonic:", "what": "What it does:", "prereq": "Prerequisites:", "example": "Example:"},
+}
+REQUIRED_FIELDS = ("mnemonic", "prereq")
+RUNNABLE_LANGS = ("python", "bash")
+DEVICES = ("cpu", "cuda")
+# Options a fence may carry ({.python requires-cuda}); anything else is a typo.
+FENCE_OPTIONS = {"requires-cuda", "uses-deprecated"}
+FENCE_ATTRS = {"title"}
+
+# Output lines: `#>` on every device, `#cpu>` / `#cuda>` only on that one.
+OUTPUT_LINE = re.compile(r"^\s*#(cpu|cuda)?>(?: (.*)|$)")
+INCLUDE = re.compile(r'^\s*-{1,2}8<-{1,2}\s+"([^"]+)"\s*$')
+HEADING_ID = re.compile(r"\{\s*#([^\s}]+)\s*\}\s*$")
+ID_FORMAT = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+
+
+@dataclass(frozen=True, eq=False)
+class Fence:
+    path: Path
+    line: int  # 1-based line of the opening ``` in the file
+    lang: str  # as written
+    options: frozenset[str]
+    attrs: dict[str, str]
+    code: str
+    role: str = "prose"
+    end: int = 0  # 1-based line of the closing ```
+
+    @property
+    def include(self) -> str | None:
+        """The snippets/ file this fence shows, if it is an include."""
+        m = INCLUDE.match(self.code.strip())
+        return m.group(1) if m else None
+
+    @property
+    def requires_cuda(self) -> bool:
+        return "requires-cuda" in self.options
+
+    @property
+    def has_output(self) -> bool:
+        return any(OUTPUT_LINE.match(line) for line in self.code.splitlines())
+
+    def expected_output(self, device: str) -> list[str]:
+        """The output lines that apply to a run on `device`."""
+        lines = []
+        for line in self.code.splitlines():
+            m = OUTPUT_LINE.match(line)
+            if m and m.group(1) in (None, device):
+                lines.append(m.group(2) or "")
+        return lines
+
+    @property
+    def source(self) -> str:
+        """The code without its output lines, as it runs."""
+        return "\n".join(line for line in self.code.splitlines() if not OUTPUT_LINE.match(line)) + "\n"
+
+    def devices(self) -> tuple[str, ...]:
+        return ("cuda",) if self.requires_cuda else DEVICES
+
+
+@dataclass(eq=False)
+class Entry:
+    id: str | None
+    title: str
+    line: int
+    path: Path
+    lang: str
+    end_line: int = 0  # last line of the entry in the file
+    fields: dict[str, int] = field(default_factory=dict)  # field key -> line
+    example_marker_line: int | None = None
+    fences: list[Fence] = field(default_factory=list)
+
+    @property
+    def label(self) -> str:
+        return self.id or f"(no id: {self.title})"
+
+    def with_role(self, *roles: str) -> list[Fence]:
+        return [f for f in self.fences if f.role in roles]
+
+    @property
+    def code_line(self) -> Fence | None:
+        return next(iter(self.with_role("code-line")), None)
+
+    @property
+    def examples(self) -> list[Fence]:
+        """The fences that run: python and bash examples, in page order."""
+        return self.with_role("example")
+
+    def example_name(self, fence: Fence) -> str:
+        """`id` for the first example, `id#2` for the second, ..."""
+        n = self.examples.index(fence)
+        return self.label + (f"#{n + 1}" if n else "")
+
+    def included_files(self) -> list[str]:
+        return [f.include for f in self.with_role("include")]
+
+    def code_hash(self, snippets: Path) -> str:
+        """What a verification row vouches for: the examples (comments aside) and the scripts they run."""
+        h = hashlib.sha256()
+        for fence in self.examples:
+            h.update(comparable_code(fence).encode() + b"\0")
+        for name in self.included_files():
+            path = snippets / name
+            h.update(path.read_bytes() if path.is_file() else b"(missing)")
+        return h.hexdigest()[:16]
+
+
+@dataclass(eq=False)
+class Page:
+    path: Path
+    lang: str
+    entries: list[Entry]
+    outside: list[Fence]  # fences outside any entry
+    text: str
+
+    def entry(self, entry_id: str) -> Entry | None:
+        return next((e for e in self.entries if e.id == entry_id), None)
+
+
+def parse_fence_info(info: str) -> tuple[str, frozenset[str], dict[str, str]]:
+    """`python` or pymdownx.superfences' `{.python requires-cuda title="x.py"}` -> lang, options, attrs."""
+    info = info.strip()
+    if not info.startswith("{"):
+        words = info.split()
+        return (words[0] if words else ""), frozenset(words[1:]), {}
+    try:
+        words = shlex.split(info.strip("{}"))
+    except ValueError:
+        words = info.strip("{}").split()
+    lang = next((w[1:] for w in words if w.startswith(".")), "")
+    rest = [w for w in words if not w.startswith(".")]
+    return lang, frozenset(w for w in rest if "=" not in w), dict(w.split("=", 1) for w in rest if "=" in w)
+
+
+_markdown = MarkdownIt("commonmark")
+
+
+def parse_text(path: Path, text: str, lang: str) -> Page:
+    labels = LABELS[lang]
+    tokens = _markdown.parse(text)
+    entries: list[Entry] = []
+    outside: list[Fence] = []
+    entry: Entry | None = None
+    for i, tok in enumerate(tokens):
+        if tok.type == "heading_open":
+            if entry is not None:
+                entry.end_line = tok.map[0]
+            title = tokens[i + 1].content
+            entry = None  # any other heading ends the entry
+            if tok.tag == "h3":
+                m = HEADING_ID.search(title)
+                entry = Entry(m.group(1) if m else None, HEADING_ID.sub("", title).strip(), tok.map[0] + 1, path, lang)
+                entries.append(entry)
+        elif tok.type == "fence":
+            fence_lang, options, attrs = parse_fence_info(tok.info)
+            fence = Fence(path, tok.map[0] + 1, fence_lang, options, attrs, tok.content, "prose", tok.map[1])
+            if entry is None:
+                outside.append(fence)
+                continue
+            if entry.example_marker_line is None:
+                role = "stray" if entry.code_line else "code-line"
+            elif fence.include:
+                role = "include"
+            elif fence_lang in RUNNABLE_LANGS:
+                role = "example"
+            else:
+                role = "idle"
+            entry.fences.append(Fence(path, fence.line, fence_lang, options, attrs, tok.content, role, tok.map[1]))
+        elif tok.type == "inline" and entry is not None:
+            content = tok.content.strip()
+            if content in (f"**{labels['example']}**", labels["example"]):
+                entry.example_marker_line = tok.map[0] + 1
+            for key in ("mnemonic", "what", "prereq"):
+                if content.startswith(labels[key]) and tokens[i - 1].type == "paragraph_open":
+                    entry.fields.setdefault(key, tok.map[0] + 1)
+    if entry is not None:
+        entry.end_line = len(text.splitlines())
+    return Page(path, lang, entries, outside, text)
+
+
+@cache
+def _parse_cached(path: Path, mtime_ns: int, lang: str) -> Page:
+    return parse_text(path, path.read_text("utf-8"), lang)
+
+
+def parse_page(path: Path, lang: str) -> Page:
+    path = Path(path).resolve()
+    return _parse_cached(path, path.stat().st_mtime_ns, lang)
+
+
+def page_lang(path: Path, docs: Path) -> str | None:
+    """"zh" or "en" for a page under docs/<lang>/."""
+    try:
+        rel = Path(path).resolve().relative_to(Path(docs).resolve())
+    except ValueError:
+        return None
+    return rel.parts[0] if len(rel.parts) > 1 and rel.parts[0] in LANGS else None
+
+
+def counterpart(path: Path, docs: Path, lang: str) -> Path:
+    """The same page in the other language."""
+    rel = Path(path).resolve().relative_to(Path(docs).resolve())
+    return Path(docs).resolve() / lang / Path(*rel.parts[1:])
+
+
+def site_pages(docs: Path, lang: str) -> list[Page]:
+    return [parse_page(p, lang) for p in sorted((Path(docs) / lang).rglob("*.md"))]
+
+
+def comparable_code(fence: Fence) -> str:
+    """The fence's code with comments removed (output lines kept) and blank lines dropped: what must
+    be identical in both languages, and what a verification row vouches for."""
+    if fence.lang == "python" and not fence.include:
+        code = _strip_python_comments(fence.code)
+    else:
+        code = "\n".join(line for line in fence.code.splitlines() if not line.lstrip().startswith("#") or OUTPUT_LINE.match(line))
+    lines = [line.rstrip() for line in code.splitlines()]
+    return "\n".join(line for line in lines if line.strip())
+
+
+def _strip_python_comments(code: str) -> str:
+    import io
+    import tokenize
+
+    try:
+        kept = [t for t in tokenize.generate_tokens(io.StringIO(code).readline) if t.type != tokenize.COMMENT or OUTPUT_LINE.match(t.string)]
+        return tokenize.untokenize(kept)
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        return code

@@ -1,0 +1,447 @@
+"""The pytest plugin: every fence of every entry becomes a test, or a skip that names the entry.
+
+For each page under docs/zh (the ini option `cheatsheet_docs`, default `docs`):
+
+* `[page]`              problems outside any entry (a page missing in English, output lines
+                        outside entries, ...);
+* `<id>[entry]`         the entry checker's rules for the entry, in both languages: format,
+                        pairing, and the code-line, example and snippet code read statically
+                        (names exist in the installed torch, none deprecated, on every branch);
+* `<id>[cpu]`, `[cuda]` each example (`<id>#2[...]` for a second one) run on that device by the
+                        runner (cheatsheet.runner), its output checked against the output lines.
+
+Examples are submitted to the worker pools as soon as the test loop starts, so they run in
+parallel with each other and with the rest of the suite; each item then waits for its own result.
+
+Options: --update-output writes what the examples printed into the output lines of both
+languages (instead of failing); --record writes the verification record (verification/);
+--resume skips examples the record already vouches for; --entry ID selects entries by exact id;
+--shard I/N runs the I-th of N groups of pages (for a CI matrix); --workers N sets the CPU pool.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import re
+import tempfile
+import time
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from . import display
+from .checks import check_site
+from .outputs import by_statement, output_diff, printed_lines, rewrite
+from .pages import DEVICES, Entry, Fence, comparable_code, counterpart, page_lang, parse_page
+from .record import Recorder, Row
+from .rules import Problem
+from .runner import TaskTimeout, WorkerDied, WorkerPool, gpu_absent_reason, run_shell
+
+RUN_KEY = pytest.StashKey["Run"]()
+NPROC_PER_NODE = re.compile(r"--nproc[-_]per[-_]node[= ](\d+)")
+
+
+def pytest_addoption(parser):
+    group = parser.getgroup("cheatsheet", "cheat-sheet entries")
+    group.addoption("--update-output", action="store_true", help="write what the examples print into their output lines, in both languages")
+    group.addoption("--record", action="store_true", help="write the verification record (one row per entry and device)")
+    group.addoption("--record-dir", default=None, help="where the record is read and written (default: verification/)")
+    group.addoption("--resume", action="store_true", help="skip examples that the record already vouches for (same code, passed)")
+    group.addoption("--entry", action="append", default=[], metavar="ID", help="run only this entry (exact id; repeatable)")
+    group.addoption("--shard", default=None, metavar="I/N", help="run only the I-th of N groups of pages")
+    group.addoption("--workers", type=int, default=None, help="CPU example workers (default: one per two cores)")
+    group.addoption("--stats-json", default=None, metavar="PATH", help="write the runner's figures (for `python -m cheatsheet bench`)")
+    parser.addini("cheatsheet_docs", "folder holding zh/ and en/", default="docs")
+    parser.addini("cheatsheet_snippets", "folder of the files pages include", default="snippets")
+    parser.addini("cheatsheet_timeout", "seconds a Python example may run", default="120")
+    parser.addini("cheatsheet_shell_timeout", "seconds a shell example may run", default="600")
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "cpu: an example run on CPU")
+    config.addinivalue_line("markers", "cuda: an example run on CUDA")
+    config.addinivalue_line("markers", "checks: the entry checker's rules for one entry or page")
+    if config.option.update_output and config.option.record:
+        raise pytest.UsageError("--update-output rewrites pages, --record vouches for them: run one, then the other")
+    config.stash[RUN_KEY] = Run(config)
+
+
+class Run:
+    """What one pytest session shares: worker pools, results, updates and the record."""
+
+    def __init__(self, config):
+        root = config.rootpath
+        self.config = config
+        self.docs = (root / config.getini("cheatsheet_docs")).resolve()
+        self.snippets = (root / config.getini("cheatsheet_snippets")).resolve()
+        self.timeout = float(config.getini("cheatsheet_timeout"))
+        self.shell_timeout = float(config.getini("cheatsheet_shell_timeout"))
+        self.no_gpu = gpu_absent_reason()
+        self.pools: dict[str, WorkerPool] = {}
+        self.shells: ThreadPoolExecutor | None = None
+        self.futures: dict[str, Future] = {}
+        self.log_dir = Path(tempfile.mkdtemp(prefix="cheatsheet-workers-"))
+        self.report: dict[tuple[str, str], list[Problem]] | None = None
+        self.pages_checked: set[Path] = set()
+        self.updates: dict[int, tuple[Entry, Fence, dict[str, list[list[str]]]]] = {}
+        self.outcomes: dict[tuple[str, str], dict[str, str]] = {}  # (entry, device) -> item name -> outcome
+        self.stats: dict[str, dict] = {}  # "python on cpu" -> count, seconds of run time
+        self.first_submit: float | None = None
+        self.last_done = 0.0
+        record_dir = Path(config.option.record_dir or root / "verification")
+        self.recorder = Recorder(record_dir, self.docs, self.snippets) if (config.option.record or config.option.resume) else None
+        self.recording = config.option.record
+
+    # --- pools -----------------------------------------------------------------------
+
+    def pool(self, device: str) -> WorkerPool:
+        if device not in self.pools:
+            # Half the cores for Python examples: shell examples and the test process need the rest.
+            size = 1 if device == "cuda" else (self.config.option.workers or max(1, (os.cpu_count() or 1) // 2))
+            self.pools[device] = WorkerPool(device, size, self.log_dir)
+        return self.pools[device]
+
+    def submit(self, item: ExampleItem) -> Future:
+        if item.nodeid not in self.futures:
+            fence = item.fence
+            if fence.lang == "bash":
+                if self.shells is None:
+                    self.shells = ThreadPoolExecutor(max_workers=os.cpu_count() or 1, thread_name_prefix="shell")
+                future = self.shells.submit(self._shell, fence, item.device)
+            else:
+                task = {"kind": "run", "code": fence.code, "filename": str(fence.path), "first_line": fence.line}
+                future = self.pool(item.device).submit(task, self.timeout)
+            self.first_submit = self.first_submit or time.perf_counter()
+            future.add_done_callback(lambda f, kind=f"{fence.lang} on {item.device}": self._done(kind, f))
+            self.futures[item.nodeid] = future
+        return self.futures[item.nodeid]
+
+    def _done(self, kind: str, future: Future) -> None:
+        self.last_done = time.perf_counter()
+        if not future.cancelled() and future.exception() is None and "seconds" in future.result():
+            figures = self.stats.setdefault(kind, {"count": 0, "seconds": 0.0})
+            figures["count"] += 1
+            figures["seconds"] += future.result()["seconds"]
+
+    def write_stats(self, path: str) -> None:
+        startup = {d: f"{len(p.startups)} worker(s), {max(p.startups, default=0):.1f} s" for d, p in self.pools.items()}
+        span = self.last_done - self.first_submit if self.first_submit else 0.0
+        Path(path).write_text(json.dumps({"examples": self.stats, "span": span, "startup": startup}, indent=1))
+
+    def _shell(self, fence: Fence, device: str) -> dict:
+        processes = max(map(int, NPROC_PER_NODE.findall(fence.code)), default=1)
+        if device == "cuda" and processes > 1:
+            gpus = self.worker_info("cuda")["device_count"]
+            if gpus < processes:
+                # nccl needs one GPU per process; with fewer, the scripts fall back to gloo on CPU,
+                # which the CPU run covers already.
+                return {"skip": f"needs {processes} GPUs (one per process for nccl), this machine has {gpus}"}
+        return run_shell(fence.code, device, self.snippets, self.shell_timeout)
+
+    def inspect_names(self, names: list[str]) -> dict[str, dict]:
+        return self.pool("cpu").submit({"kind": "names", "names": names}, self.timeout, priority=0).result()
+
+    def worker_info(self, device: str) -> dict:
+        pool = self.pool(device)
+        if not pool.info.done():
+            pool.submit({"kind": "names", "names": []}, self.timeout, priority=0).result()
+        return pool.info.result()
+
+    def close(self) -> None:
+        for pool in self.pools.values():
+            pool.close()
+        if self.shells is not None:
+            self.shells.shutdown(cancel_futures=True)
+
+    # --- the entry checker -----------------------------------------------------------
+
+    def problems(self, rel: str, label: str | None, entry_labels: set[str]) -> list[Problem]:
+        """The checker's problems of one entry (label) or of its page outside entries (None)."""
+        if self.report is None:
+            self.report = {}
+            for page_rel, problem in check_site(self.docs, self.snippets, self.inspect_names, only=self.pages_checked):
+                self.report.setdefault((page_rel, problem.entry_id), []).append(problem)
+        if label is not None:
+            return self.report.get((rel, label), [])
+        return [p for (r, lab), found in self.report.items() if r == rel and lab not in entry_labels for p in found]
+
+    # --- results ---------------------------------------------------------------------
+
+    def update(self, item: ExampleItem, outputs: list[tuple[int, str]]) -> None:
+        entry, fence, runs = self.updates.setdefault(id(item.fence), (item.entry, item.fence, {}))
+        runs[item.device] = by_statement(fence, outputs)
+
+    def outcome(self, item: ExampleItem, outcome: str) -> None:
+        """Collect per (entry, device); when all its examples are in, write the record row."""
+        if not self.recording or outcome == "resumed":
+            return
+        key = (item.entry.id, item.device)
+        got = self.outcomes.setdefault(key, {})
+        got[item.name] = outcome
+        if len(got) < len(item.entry.examples) or not item.entry.id:
+            return
+        results = set(got.values())
+        if "failed" in results:
+            result = "failed"
+        elif results == {"needs-cuda"}:
+            result = "needs-cuda"
+        elif results <= {"passed", "needs-cuda"}:
+            result = "passed"
+        else:
+            return  # some example could not run here: no row
+        info = self.worker_info(item.device)
+        rel = item.entry.path.relative_to(self.docs / "zh").as_posix()
+        date = datetime.datetime.now(datetime.UTC).date().isoformat()
+        self.recorder.add(item.device, Row(rel, item.entry.id, result, item.entry.code_hash(self.snippets),
+                                           info["torch"], info["python"], info["device_name"], date))
+
+    def write_updates(self) -> list[str]:
+        """Write the collected outputs into both languages; returns what changed."""
+        edits: dict[Path, list[tuple[Fence, str]]] = {}
+        changed = []
+        for entry, fence, runs in self.updates.values():
+            edits.setdefault(fence.path, []).append((fence, rewrite(fence, runs)))
+            en_path = counterpart(fence.path, self.docs, "en")
+            en_entry = parse_page(en_path, "en").entry(entry.id) if en_path.exists() else None
+            index = entry.fences.index(fence)
+            en_fence = en_entry.fences[index] if en_entry and len(en_entry.fences) == len(entry.fences) else None
+            if en_fence is not None and comparable_code(en_fence) == comparable_code(fence):
+                edits.setdefault(en_path, []).append((en_fence, rewrite(en_fence, runs)))
+            else:
+                changed.append(f"{display(en_path)}: [{entry.label}] not updated: its code differs from the Chinese page (PAIR003); make it identical, then run again")
+            changed.append(f"{display(fence.path)}:{fence.line}: [{entry.example_name(fence)}] output lines written from {', '.join(sorted(runs))}")
+        for path, fences in edits.items():
+            lines = path.read_text("utf-8").split("\n")
+            for fence, code in sorted(fences, key=lambda pair: -pair[0].line):
+                lines[fence.line:fence.end - 1] = code.rstrip("\n").split("\n")
+            path.write_text("\n".join(lines), "utf-8")
+        return changed
+
+
+# --- collection ----------------------------------------------------------------------------
+
+
+def pytest_collect_file(file_path, parent):
+    run: Run = parent.config.stash[RUN_KEY]
+    if file_path.suffix != ".md":
+        return None
+    lang = page_lang(file_path, run.docs)
+    if lang == "zh" or (lang == "en" and not counterpart(file_path, run.docs, "zh").exists()):
+        return PageFile.from_parent(parent, path=file_path, lang=lang)
+    return None
+
+
+class PageFile(pytest.File):
+    def __init__(self, *, lang: str, **kwargs):
+        super().__init__(**kwargs)
+        self.lang = lang
+
+    def collect(self):
+        run: Run = self.config.stash[RUN_KEY]
+        page = parse_page(self.path, self.lang)
+        run.pages_checked.add(counterpart(self.path, run.docs, "zh"))
+        rel = Path(self.path).resolve().relative_to(run.docs / self.lang).as_posix()
+        labels = {e.label for e in page.entries} if self.lang == "zh" else set()
+        yield ChecksItem.from_parent(self, name="[page]", rel=rel, label=None, labels=labels, line=1)
+        if self.lang != "zh":
+            return
+        for entry in page.entries:
+            yield ChecksItem.from_parent(self, name=f"{entry.label}[entry]", rel=rel, label=entry.label, labels=labels, line=entry.line)
+            for fence in entry.examples:
+                for device in DEVICES:
+                    yield ExampleItem.from_parent(self, name=f"{entry.example_name(fence)}[{device}]", entry=entry, fence=fence, device=device)
+
+
+class CheckFailure(Exception):
+    pass
+
+
+class ChecksItem(pytest.Item):
+    """The entry checker's verdict on one entry (both languages) or on a page outside entries."""
+
+    def __init__(self, *, rel: str, label: str | None, labels: set[str], line: int, **kwargs):
+        super().__init__(**kwargs)
+        self.rel, self.label, self.labels, self.line = rel, label, labels, line
+        self.add_marker("checks")
+
+    def runtest(self):
+        problems = self.config.stash[RUN_KEY].problems(self.rel, self.label, self.labels)
+        if problems:
+            raise CheckFailure("\n".join(map(str, problems)))
+
+    def repr_failure(self, excinfo, style=None):
+        if isinstance(excinfo.value, CheckFailure):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo, style)
+
+    def reportinfo(self):
+        return self.path, self.line - 1, f"{self.path.name}::{self.name}"
+
+
+class ExampleFailure(Exception):
+    pass
+
+
+class ExampleItem(pytest.Item):
+    """One example fence, run on one device."""
+
+    def __init__(self, *, entry: Entry, fence: Fence, device: str, **kwargs):
+        super().__init__(**kwargs)
+        self.entry, self.fence, self.device = entry, fence, device
+        self.add_marker(device)
+        self.add_marker(pytest.mark.timeout(0))  # the runner times the example out itself
+        run: Run = self.config.stash[RUN_KEY]
+        if device not in fence.devices():
+            self.add_marker(pytest.mark.skip(reason=f"[{entry.label}] example needs CUDA (fence option requires-cuda): it runs only on a GPU machine"))
+        elif device == "cuda" and run.no_gpu:
+            self.add_marker(pytest.mark.skip(reason=f"[{entry.label}] CUDA run not possible here: {run.no_gpu}"))
+
+    def problem(self, code: str, message: str, line: int | None = None) -> Problem:
+        return Problem(self.fence.path, line or self.fence.line, self.entry.example_name(self.fence), code, message)
+
+    def runtest(self):
+        run: Run = self.config.stash[RUN_KEY]
+        if self.device == "cuda":
+            info = run.worker_info("cuda")
+            if not info["cuda_available"]:
+                pytest.skip(f"[{self.entry.label}] CUDA run not possible here: torch {info['torch']} sees no CUDA device")
+        try:
+            result = run.submit(self).result()
+        except TaskTimeout as e:
+            raise ExampleFailure(self.problem("RUN003", f"example on {self.device}: {e}")) from None
+        except WorkerDied as e:
+            raise ExampleFailure(self.problem("RUN004", f"example on {self.device}: {e}")) from None
+        if "skip" in result:
+            pytest.skip(f"[{self.entry.label}] {result['skip']}")
+        printed = printed_lines(result["outputs"])
+        if result["error"]:
+            shown = "\n".join(f"#> {line}".rstrip() for line in printed)
+            stderr = f"\n--- stderr (last lines)\n{result['stderr'].rstrip()}" if result["stderr"].strip() else ""
+            raise ExampleFailure(self.problem("RUN002", f"example on {self.device} failed:\n{result['error'].rstrip()}"
+                                              + (f"\n--- printed before the error\n{shown}" if shown else "") + stderr))
+        diff = output_diff(self.fence.expected_output(self.device), printed)
+        if diff is not None:
+            if self.config.option.update_output:
+                run.update(self, result["outputs"])
+                return
+            shown = "\n".join(f"#> {line}".rstrip() for line in printed)
+            raise ExampleFailure(self.problem("RUN001", f"printed output on {self.device} differs from the output lines:\n{diff}\n\n"
+                                              f"What it printed, as output lines (`--update-output` writes them):\n{shown}"))
+
+    def repr_failure(self, excinfo, style=None):
+        if isinstance(excinfo.value, ExampleFailure):
+            return str(excinfo.value.args[0])
+        return super().repr_failure(excinfo, style)
+
+    def reportinfo(self):
+        return self.path, self.fence.line - 1, f"{self.path.name}::{self.name}"
+
+
+# --- selection, scheduling, reporting ------------------------------------------------------
+
+
+def _shard(pages: list[tuple[Path, int]], index: int, count: int) -> set[Path]:
+    """Pages of shard `index` (1-based) of `count`, balanced by example count (largest first)."""
+    loads = [[0, set()] for _ in range(count)]
+    for path, weight in sorted(pages, key=lambda p: (-p[1], str(p[0]))):
+        lightest = min(loads, key=lambda load: load[0])
+        lightest[0] += weight
+        lightest[1].add(path)
+    return loads[index - 1][1]
+
+
+def pytest_collection_modifyitems(session, config, items):
+    run: Run = config.stash[RUN_KEY]
+    keep, drop = [], []
+    shard = None
+    if config.option.shard:
+        index, count = map(int, config.option.shard.split("/"))
+        if not 1 <= index <= count:
+            raise pytest.UsageError(f"--shard {config.option.shard}: I must be between 1 and N")
+        weights: dict[Path, int] = {}
+        for item in items:
+            if isinstance(item, (ExampleItem, ChecksItem)):
+                weights[item.path] = weights.get(item.path, 0) + isinstance(item, ExampleItem)
+        shard = _shard(list(weights.items()), index, count)
+    for item in items:
+        ours = isinstance(item, (ExampleItem, ChecksItem))
+        entry_id = item.entry.id if isinstance(item, ExampleItem) else getattr(item, "label", None)
+        if ours and shard is not None and item.path not in shard:
+            drop.append(item)
+        elif config.option.entry and entry_id not in config.option.entry:
+            drop.append(item)
+        else:
+            keep.append(item)
+    if config.option.resume and run.recorder is not None:
+        for item in keep:
+            if isinstance(item, ExampleItem) and not item.get_closest_marker("skip"):
+                row = run.recorder.rows[item.device].get(item.entry.id)
+                if row and row.result == "passed" and row.hash == item.entry.code_hash(run.snippets):
+                    item.add_marker(pytest.mark.skip(reason=f"[{item.entry.label}] already verified on {item.device} ({row.device}, torch {row.torch}, {row.date}): --resume"))
+                    item.resumed = True
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = keep
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtestloop(session):
+    """Hand every selected example to the runner before the first test runs."""
+    run: Run = session.config.stash[RUN_KEY]
+    if not session.config.option.collectonly:
+        examples = [item for item in session.items if isinstance(item, ExampleItem) and not item.get_closest_marker("skip")]
+        # Shell examples first: each takes seconds, and they run beside the Python workers.
+        for item in sorted(examples, key=lambda item: item.fence.lang != "bash"):
+            run.submit(item)
+    try:
+        return (yield)
+    finally:
+        run.close()
+
+
+def pytest_runtest_logreport(report):
+    item_outcome = getattr(report, "_cheatsheet_outcome", None)
+    if item_outcome is not None:
+        item, outcome = item_outcome
+        item.config.stash[RUN_KEY].outcome(item, outcome)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    report = yield
+    if isinstance(item, ExampleItem) and (call.when == "call" or report.skipped and call.when == "setup"):
+        if report.skipped:
+            outcome = "resumed" if getattr(item, "resumed", False) else "needs-cuda" if item.device not in item.fence.devices() else "skipped"
+        else:
+            outcome = "passed" if report.passed else "failed"
+        report._cheatsheet_outcome = (item, outcome)
+    return report
+
+
+def pytest_sessionfinish(session):
+    run: Run = session.config.stash[RUN_KEY]
+    run.close()
+    if session.config.option.update_output and run.updates:
+        run.update_report = run.write_updates()
+    if run.recorder is not None and session.config.option.record:
+        run.recorder.drop_stale()
+    if session.config.option.stats_json:
+        run.write_stats(session.config.option.stats_json)
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    run: Run = config.stash[RUN_KEY]
+    write = terminalreporter.write_line
+    for device, pool in run.pools.items():
+        if pool.info.done() and not pool.info.exception():
+            info = pool.info.result()
+            write(f"example workers on {device}: torch {info['torch']}, Python {info['python']}, {info['device_name']}")
+    for line in getattr(run, "update_report", []):
+        write(line)
+    if run.recorder is not None and config.option.record:
+        write(f"verification record written to {display(run.recorder.record_dir)}")
+        for dropped in run.recorder.dropped:
+            write(f"  dropped the stale row {dropped}: the entry changed since that run")

@@ -1,0 +1,82 @@
+"""`python -m cheatsheet new PAGE ENTRY-ID [--after OTHER-ID]`: an entry's stub in both languages,
+at the same place on both pages.
+
+PAGE is the page name without .md (e.g. gpu-memory); a new page is created in both languages.
+The entry goes after OTHER-ID, or at the end of the page. The stub is full of TODO markers, which
+the checker reports (ENTRY010) until each is replaced.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from . import display
+from .pages import ID_FORMAT, LABELS, LANGS, parse_page
+
+PAGE_STUB = {
+    "zh": "# TODO 页面标题\n\nTODO 一句话介绍本页；代码行默认已 `import torch`。\n",
+    "en": "# TODO page title\n\nTODO one sentence on this page; code lines assume `import torch`.\n",
+}
+TITLE = {"zh": "TODO 用中文写出要完成的任务", "en": "TODO the task, in words people search for"}
+FIELD_TEXT = {
+    "mnemonic": {"zh": "TODO 英文 API 名字的含义", "en": "TODO what the API names mean"},
+    "what": {"zh": "TODO 作用、注意事项、从哪个版本起", "en": "TODO what it does, caveats, since which version"},
+    "prereq": {"zh": "TODO 先要有什么：变量、设备、版本", "en": "TODO what must exist first: names, devices, versions"},
+}
+
+
+class ScaffoldError(Exception):
+    pass
+
+
+def stub(lang: str, entry_id: str) -> str:
+    labels = LABELS[lang]
+    space = " " if lang == "en" else ""  # "Mnemonic: text", but "助记：文字"
+    fields = "\n".join(f"- {labels[key]}{space}{FIELD_TEXT[key][lang]}" for key in ("mnemonic", "what", "prereq"))
+    return (
+        f"### {TITLE[lang]} {{ #{entry_id} }}\n\n"
+        "```python\n...  # TODO the line a reader copies\n```\n\n"
+        f"{fields}\n\n"
+        f"**{labels['example']}**\n\n"
+        "```python\nimport torch\n\nprint(...)  # TODO a complete example that prints its result\n"
+        "#> TODO the real output: `python -m cheatsheet fill` writes it\n```\n"
+    )
+
+
+def insert(path: Path, lang: str, entry_id: str, after: str | None) -> int:
+    """Insert the stub into the page; return the line number of its heading."""
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(PAGE_STUB[lang], "utf-8")
+    page = parse_page(path, lang)
+    ids = [e.id for e in page.entries]
+    lines = path.read_text("utf-8").rstrip("\n").split("\n")
+    if after is None:
+        at = len(lines)
+    elif after in ids:
+        at = page.entries[ids.index(after)].end_line
+        while at > 0 and not lines[at - 1].strip():
+            at -= 1  # keep one blank line before the next heading
+    else:
+        raise ScaffoldError(f"{display(path)}: no entry `{after}` to insert after")
+    lines[at:at] = ["", *stub(lang, entry_id).rstrip("\n").split("\n")]
+    path.write_text("\n".join(lines) + "\n", "utf-8")
+    return at + 2
+
+
+def new_entry(docs: Path, page: str, entry_id: str, after: str | None = None) -> list[str]:
+    """Write the stub into docs/zh/PAGE.md and docs/en/PAGE.md; returns what it did."""
+    if not ID_FORMAT.match(entry_id):
+        raise ScaffoldError(f"id `{entry_id}` must be lowercase words joined by hyphens, e.g. cuda-empty-cache")
+    for lang in LANGS:
+        for other in (docs / lang).rglob("*.md"):
+            if entry_id in [e.id for e in parse_page(other, lang).entries]:
+                raise ScaffoldError(f"{display(other)}: id `{entry_id}` is already used; ids are unique across the site")
+    done = []
+    for lang in LANGS:
+        path = docs / lang / f"{page}.md"
+        new_page = not path.exists()
+        line = insert(path, lang, entry_id, after)
+        done.append(f"{display(path)}:{line}: stub for `{entry_id}`" + (" (new page: add it to the nav in mkdocs.yml / mkdocs.en.yml)" if new_page else ""))
+    done.append(f"Next: replace every TODO, then `python -m cheatsheet fill docs/zh/{page}.md {entry_id}` and `python -m cheatsheet check`.")
+    return done

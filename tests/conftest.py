@@ -1,0 +1,139 @@
+"""Helpers for the tests that run pytest on pages they write (the plugin's own tests), and
+`early`: session fixtures whose slow subprocesses start as soon as collection ends."""
+
+import os
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from cheatsheet import ROOT
+from cheatsheet.plugin import RUN_KEY
+
+pytest_plugins = ["pytester"]
+
+EN_LABELS = {"助记：": "Mnemonic: ", "作用：": "What it does: ", "使用前提：": "Prerequisites: ", "**解释性示例：**": "**Example:**", "# 测试页": "# Test page"}
+INNER_INI = """\
+[tool.pytest.ini_options]
+addopts = "-p cheatsheet.plugin -p no:cacheprovider -ra"
+cheatsheet_timeout = "{timeout}"
+"""
+
+
+def english(zh: str) -> str:
+    for label, en in EN_LABELS.items():
+        zh = zh.replace(label, en)
+    return zh
+
+
+def write_site(root: Path, pages: dict[str, str], timeout: int = 20) -> Path:
+    """docs/zh/<name>.md from Chinese text and docs/en/<name>.md with the English labels, plus
+    the settings an inner pytest run needs. Returns docs/zh."""
+    for lang in ("zh", "en"):
+        (root / "docs" / lang).mkdir(parents=True, exist_ok=True)
+    for name, text in pages.items():
+        for lang, body in (("zh", text), ("en", english(text))):
+            path = root / "docs" / lang / f"{name}.md"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(body, "utf-8")
+    (root / "snippets").mkdir(exist_ok=True)
+    (root / "pyproject.toml").write_text(INNER_INI.format(timeout=timeout), "utf-8")
+    return root / "docs" / "zh"
+
+
+def run_pytest(root: Path, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    """pytest in a subprocess over `root` (for runs shared by a module; pytester's are per test)."""
+    env = dict(os.environ if env is None else env, PYTHONPATH=str(ROOT))
+    return subprocess.run([sys.executable, "-m", "pytest", "--rootdir", str(root), *args],
+                          cwd=root, env=env, capture_output=True, text=True)
+
+
+# --- early fixtures ------------------------------------------------------------------------
+# The suite's slow parts are subprocesses (inner pytest runs, the site build) that the test
+# process only waits for. Started right after collection, in threads, they run beside the
+# examples and the other tests instead of one after another; the fixture returns the result.
+
+EARLY: dict[str, Callable[[Path], object]] = {}
+_started: dict[str, Future] = {}
+_threads = ThreadPoolExecutor(max_workers=4, thread_name_prefix="early")
+
+
+def early(func: Callable[[Path], object]):
+    """Make `func(tmp_dir)` a session fixture of the same name that starts early."""
+    EARLY[func.__name__] = func
+
+    @pytest.fixture(scope="session", name=func.__name__)
+    def fixture():
+        return _start(func.__name__).result()
+
+    return fixture
+
+
+def _start(name: str) -> Future:
+    if name not in _started:
+        _started[name] = _threads.submit(EARLY[name], Path(tempfile.mkdtemp(prefix=f"{name}-")))
+    return _started[name]
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items):
+    """Tests that wait for an early fixture go last: by then it has finished, and the test
+    process did other work meanwhile instead of waiting."""
+    items.sort(key=lambda item: bool(set(getattr(item, "fixturenames", ())) & set(EARLY)))
+
+
+def pytest_collection_finish(session):
+    needed = {name for item in session.items for name in getattr(item, "fixturenames", ())}
+    if not session.config.option.collectonly:
+        for name in sorted(needed & set(EARLY)):
+            _start(name)
+
+
+@pytest.fixture
+def inner(pytester, monkeypatch):
+    """pytester, set up to find the cheatsheet package."""
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))
+    return pytester
+
+
+@early
+def probe_run(root: Path):
+    """One pytest run, shared by the plugin's and the rules' tests: the probe page and the
+    run-rule fixtures (docs/zh/RUN00x.md, their entry renamed run00x so that ids stay unique), one
+    CPU worker, a 3 s example timeout, and a secret in the environment that no example may see.
+    It writes the verification record, resuming from one that vouches for `already-verified`.
+    Returns (root, output)."""
+    from probe_pages import PROBES
+
+    from cheatsheet.pages import parse_page
+    from cheatsheet.record import Row, save
+
+    docs = write_site(root, {"probes": PROBES}, timeout=3).parent
+    for fixture in sorted((Path(__file__).parent / "fixtures" / "rules").glob("RUN*")):
+        for lang in ("zh", "en"):
+            text = (fixture / lang / "page.md").read_text("utf-8").replace("#sample-entry", f"#{fixture.name.lower()}")
+            (docs / lang / f"{fixture.name}.md").write_text(text, "utf-8")
+    vouched = parse_page(docs / "zh" / "probes.md", "zh").entry("already-verified")
+    save(root / "verification", "cpu", [Row("probes.md", "already-verified", "passed", vouched.code_hash(root / "snippets"),
+                                            "2.13.0+cpu", "3.11.7", "an earlier machine", "2026-11-30")])
+    proc = run_pytest(root, "-rA", "--workers", "1", "--record", "--resume", env=dict(os.environ, PROBE_SECRET="1"))
+    return root, proc.stdout + proc.stderr
+
+
+@pytest.fixture(scope="session")
+def inspect_names(pytestconfig):
+    """Ask the installed torch about names, through this session's CPU worker (no torch import here)."""
+    return pytestconfig.stash[RUN_KEY].inspect_names
+
+
+def outcome(output: str, test: str) -> str:
+    """PASSED / FAILED / ERROR for one test, read off the -rA summary."""
+    for line in output.splitlines():
+        word, _, rest = line.partition(" ")
+        if word in ("PASSED", "FAILED", "ERROR") and rest.split(" ")[0].endswith(f"::{test}"):
+            return word
+    raise AssertionError(f"{test} not in the report:\n{output}")

@@ -1,0 +1,175 @@
+"""The plugin and its runner, tested the way pytest plugins are: run pytest on pages written here
+and check what it reports. Each guarantee is shown to hold, and each way of breaking it to fail."""
+
+import csv
+import re
+
+import pytest
+from conftest import early, outcome, run_pytest, write_site
+from probe_pages import entry
+
+from cheatsheet.record import check as check_record
+
+
+@pytest.fixture(scope="module")
+def probes(probe_run):
+    return probe_run[1]
+
+
+def test_resume_skips_what_the_record_vouches_for_and_keeps_its_row(probe_run):
+    root, output = probe_run
+    assert "[already-verified] already verified on cpu (an earlier machine, torch 2.13.0+cpu, 2026-11-30): --resume" in output
+    assert rows(root)["already-verified"]["device"] == "an earlier machine"
+
+
+def test_the_record_says_what_passed_failed_or_needs_a_gpu(probe_run):
+    root, _ = probe_run
+    results = {entry: row["result"] for entry, row in rows(root).items()}
+    assert results["good-output"] == results["fresh-state"] == "passed"
+    assert results["run001"] == results["run003"] == results["system-exit-fails"] == "failed"
+    assert results["cuda-only"] == "needs-cuda"
+
+
+@pytest.mark.parametrize("test", ["good-output[cpu]", "leaves-state[cpu]", "fresh-state[cpu]", "cpu-run-sees-no-gpu[cpu]",
+                                  "environment-is-an-allowlist[cpu]", "network-is-blocked[cpu]", "after-the-hang[cpu]",
+                                  "c-level-output[cpu]", "shell-example[cpu]", "good-output[entry]", "[page]"])
+def test_probe_passes(probes, test):
+    assert outcome(probes, test) == "PASSED", probes
+
+
+def test_a_hang_is_killed_from_outside_and_the_run_goes_on(probes):
+    # RUN003's fixture catches BaseException in a loop, which would swallow an in-process timeout.
+    assert outcome(probes, "run003[cpu]") == "FAILED"
+    assert re.search(r"RUN003\.md:\d+: \[run003\] RUN003 example on cpu: no result after 3 s", probes)
+    assert outcome(probes, "after-the-hang[cpu]") == "PASSED"
+
+
+def test_system_exit_is_a_failure(probes):
+    assert outcome(probes, "system-exit-fails[cpu]") == "FAILED"
+    assert "SystemExit: 0" in probes
+
+
+def test_a_warning_raised_by_the_example_fails_it(probes):
+    assert outcome(probes, "deprecation-warning-fails[cpu]") == "FAILED"
+    assert "UserWarning: TypedStorage is deprecated" in probes
+
+
+def test_every_skip_names_its_entry_and_reason(probes):
+    skips = [line for line in probes.splitlines() if line.startswith("SKIPPED")]
+    assert any("[cuda-only] example needs CUDA (fence option requires-cuda)" in line for line in skips), skips
+    if "CUDA run not possible here" in probes:
+        assert any("[good-output] CUDA run not possible here" in line for line in skips), skips
+    assert all(re.search(r"\[[a-z0-9-]+\]", line) for line in skips), skips
+
+
+def test_examples_report_the_torch_they_ran_on(probes):
+    assert re.search(r"example workers on cpu: torch \d+\.\d+", probes)
+
+
+# --- one site through its life: fill the output lines, record, change an entry, resume ----------
+
+FILL = entry("needs-output", """
+    import torch
+
+    x = torch.arange(3)
+    print(x)
+    for i in range(2):
+        print(i)
+    print(x.device.type)  # 设备
+""") + entry("stale-output", """
+    print("new")
+    #> old
+""") + entry("device-lines", """
+    import torch
+
+    print(torch.ones(1).sum().item())
+    #> 2.0
+    print("cuda" if torch.cuda.is_available() else "cpu")
+    #cpu> cpu
+    #cuda> cuda
+""")
+RECORD = entry("gpu-only", """
+    import torch
+
+    print(torch.cuda.is_available())
+    #> True
+""", fence="{.python requires-cuda}")
+
+
+def rows(root, device="cpu"):
+    with open(root / "verification" / f"{device}.csv", encoding="utf-8") as f:
+        return {row["entry"]: row for row in csv.DictReader(f)}
+
+
+@early
+def lifecycle(root):
+    """Two runs over one site (fill the output lines, then record), and an edit after them."""
+    docs = write_site(root, {"site": "# 测试页\n" + FILL + RECORD}).parent
+    snapshots = {}
+    fill = run_pytest(root, "--update-output", "-m", "cpu", "--workers", "1")
+    snapshots["fill"] = fill, {lang: (docs / lang / "site.md").read_text("utf-8") for lang in ("zh", "en")}
+    record = run_pytest(root, "--record", "--workers", "1", "-m", "cpu or checks")
+    snapshots["record"] = record, rows(root), check_record(docs, root / "snippets", root / "verification")
+    for lang in ("zh", "en"):
+        page = docs / lang / "site.md"
+        page.write_text(page.read_text("utf-8").replace('print("new")\n#> new', 'print("newer")\n#> newer'), "utf-8")
+    snapshots["edited"] = check_record(docs, root / "snippets", root / "verification")
+    return snapshots
+
+
+def test_update_output_writes_what_ran_into_both_languages(lifecycle):
+    proc, texts = lifecycle["fill"]
+    assert proc.returncode == 0, proc.stdout
+    for text in texts.values():
+        assert "print(x)\n#> tensor([0, 1, 2])\nfor i in range(2):\n    print(i)\n#> 0\n#> 1\n" in text
+        # Taken to be the same on CUDA until a GPU run says otherwise (the record tells which ran).
+        assert "print(x.device.type)  # 设备\n#> cpu\n" in text
+        assert 'print("new")\n#> new\n' in text and "#> old" not in text
+
+
+def test_update_output_keeps_lines_written_for_a_device_that_did_not_run(lifecycle):
+    _, texts = lifecycle["fill"]
+    # A shared line follows the run; a line written for CUDA alone stays until a GPU run rewrites it.
+    assert "print(torch.ones(1).sum().item())\n#> 1.0\n" in texts["en"]
+    assert "#cpu> cpu\n#cuda> cuda\n" in texts["en"]
+
+
+def test_filled_pages_pass_and_the_record_vouches_for_every_entry(lifecycle):
+    proc, first, problems = lifecycle["record"]
+    assert proc.returncode == 0, proc.stdout
+    assert {e: r["result"] for e, r in first.items()} == {
+        "needs-output": "passed", "stale-output": "passed", "device-lines": "passed", "gpu-only": "needs-cuda"}
+    assert first["needs-output"]["torch"].startswith("2.") and first["needs-output"]["python"].count(".") == 2
+    assert problems == []
+
+
+def test_a_changed_example_makes_its_row_stale(lifecycle):
+    [stale] = lifecycle["edited"]
+    assert (stale.code, stale.entry_id) == ("REC002", "stale-output")
+
+
+def test_record_and_update_output_exclude_each_other(inner):
+    write_site(inner.path, {"site": "# 测试页\n" + RECORD})
+    result = inner.runpytest_inprocess("--record", "--update-output")
+    assert result.ret != 0
+    assert "--update-output rewrites pages, --record vouches for them" in str(result.stderr) + str(result.stdout)
+
+
+# --- selection -------------------------------------------------------------------------
+
+def collected(result) -> set[str]:
+    return {line for line in result.stdout.lines if line.startswith("docs/") and "::" in line}
+
+
+def test_shards_split_the_pages_without_overlap(inner):
+    write_site(inner.path, {f"page{i}": "# 测试页\n" + entry(f"entry-{i}", f"print({i})\n#> {i}") for i in range(5)})
+    everything = collected(inner.runpytest_inprocess("--collect-only", "-q"))
+    shards = [collected(inner.runpytest_inprocess("--collect-only", "-q", f"--shard={i}/3")) for i in (1, 2, 3)]
+    assert all(shards) and set().union(*shards) == everything
+    assert sum(len(s) for s in shards) == len(everything)
+
+
+def test_entry_option_selects_by_exact_id(inner):
+    write_site(inner.path, {"page": "# 测试页\n" + entry("cuda", "print(1)\n#> 1") + entry("cuda-memory", "print(2)\n#> 2")})
+    selected = collected(inner.runpytest_inprocess("--collect-only", "-q", "--entry", "cuda"))
+    assert selected == {f"docs/zh/page.md::cuda[{kind}]" for kind in ("entry", "cpu", "cuda")}

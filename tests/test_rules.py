@@ -1,0 +1,59 @@
+"""One table of rule codes, one fixture per rule: each fixture breaks exactly its rule and yields
+exactly the messages in its expected.txt (paths relative to the fixture folder)."""
+
+from pathlib import Path
+
+import pytest
+
+from cheatsheet import ROOT, SNIPPETS
+from cheatsheet.checks import check_site
+from cheatsheet.record import check as check_record
+from cheatsheet.rules import RULES, Problem, UnknownRule
+
+FIXTURES = Path(__file__).parent / "fixtures" / "rules"
+KIND = {code: kind for code, (kind, _) in RULES.items()}
+
+
+def expected(code: str) -> list[str]:
+    return (FIXTURES / code / "expected.txt").read_text("utf-8").splitlines()
+
+
+def relative(problem: Problem, fixture: Path) -> str:
+    return str(problem).replace(f"{fixture.relative_to(ROOT)}/", "")
+
+
+def test_every_rule_has_a_fixture():
+    assert sorted(p.name for p in FIXTURES.iterdir()) == sorted(RULES)
+
+
+def test_an_unknown_code_is_itself_an_error():
+    with pytest.raises(UnknownRule, match="ENTRY999"):
+        Problem(Path("page.md"), 1, "-", "ENTRY999", "no such rule")
+
+
+@pytest.mark.parametrize("code", [c for c, k in KIND.items() if k == "check"])
+def test_check_rule(code, inspect_names):
+    fixture = FIXTURES / code
+    problems = [p for _, p in check_site(fixture, SNIPPETS, inspect_names)]
+    assert [relative(p, fixture) for p in problems] == expected(code)
+    assert {p.code for p in problems} == {code}
+
+
+@pytest.mark.parametrize("code", [c for c, k in KIND.items() if k == "record"])
+def test_record_rule(code):
+    fixture = FIXTURES / code
+    problems = check_record(fixture, SNIPPETS, fixture / "verification")
+    assert [relative(p, fixture) for p in problems] == expected(code)
+    assert {p.code for p in problems} == {code}
+
+
+@pytest.mark.parametrize("code", [c for c, k in KIND.items() if k == "run"])
+def test_run_rule(code, probe_run):
+    root, output = probe_run
+    page = str(root / "docs" / "zh" / f"{code}.md")
+    assert f"FAILED docs/zh/{code}.md::{code.lower()}[cpu]" in output, output
+    shown = output.replace(page, "zh/page.md").replace(f"[{code.lower()}]", "[sample-entry]")
+    for line in expected(code):
+        assert line in shown, f"{line!r} not in:\n{output}"
+    reported = {word for line in shown.splitlines() if line.startswith("zh/page.md:") for word in line.split() if word in RULES}
+    assert reported == {code}, output

@@ -1,0 +1,74 @@
+"""The contributor tools behind `python -m cheatsheet`: the scaffolder and the translation report."""
+
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from cheatsheet import ROOT, SNIPPETS
+from cheatsheet.checks import check_site
+from cheatsheet.scaffold import ScaffoldError, new_entry
+from cheatsheet.translations import stale_entries
+
+PAGE_PAIR = ROOT / "tests" / "fixtures" / "rules" / "ENTRY008"  # any valid-shaped zh/en page pair
+
+
+def test_new_page_stub_is_flagged_only_as_unfinished(tmp_path, inspect_names):
+    new_entry(tmp_path, "topic", "do-something")
+    problems = [p for _, p in check_site(tmp_path, SNIPPETS, inspect_names)]
+    # The page intro and the entry carry TODOs; everything else about the stub is well formed.
+    assert {p.code for p in problems} == {"ENTRY010"}
+    assert {p.entry_id for p in problems} == {"do-something", "-"}  # "-": the page intro
+
+
+def test_stub_goes_after_the_named_entry_in_both_languages(tmp_path, inspect_names):
+    for entry_id, after in (("first", None), ("third", None), ("second", "first")):
+        new_entry(tmp_path, "topic", entry_id, after)
+    for lang in ("zh", "en"):
+        text = (tmp_path / lang / "topic.md").read_text("utf-8")
+        assert text.index("{ #first }") < text.index("{ #second }") < text.index("{ #third }")
+    assert not [p for _, p in check_site(tmp_path, SNIPPETS, inspect_names) if p.code != "ENTRY010"]
+
+
+def test_duplicate_or_malformed_id_is_refused(tmp_path):
+    new_entry(tmp_path, "topic", "first")
+    with pytest.raises(ScaffoldError, match="already used"):
+        new_entry(tmp_path, "other", "first")
+    with pytest.raises(ScaffoldError, match="lowercase words joined by hyphens"):
+        new_entry(tmp_path, "other", "Not_An_Id")
+
+
+def test_cli_lists_its_commands():
+    out = subprocess.run([sys.executable, "-m", "cheatsheet", "--help"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    for command in ("new", "fill", "check", "status", "lint-zh", "record", "bench"):
+        assert command in out
+
+
+def git(repo, *args, date="2026-01-01T00:00:00"):
+    # Explicit dates: both commits would otherwise fall in the same second.
+    env = dict(os.environ, GIT_AUTHOR_DATE=date, GIT_COMMITTER_DATE=date)
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args], cwd=repo, check=True, capture_output=True, env=env)
+
+
+def test_translation_report_names_the_side_changed_later(tmp_path):
+    for lang in ("zh", "en"):
+        (tmp_path / "docs" / lang).mkdir(parents=True)
+        shutil.copy(PAGE_PAIR / lang / "page.md", tmp_path / "docs" / lang / "page.md")
+    git(tmp_path, "init", "-q")
+    git(tmp_path, "add", ".")
+    git(tmp_path, "commit", "-qm", "both languages")
+    assert stale_entries(tmp_path) == []
+
+    zh = tmp_path / "docs" / "zh" / "page.md"
+    zh.write_text(zh.read_text("utf-8").replace("全是 1", "元素全为 1"), "utf-8")
+    git(tmp_path, "commit", "-qam", "reword the Chinese mnemonic", date="2026-01-02T00:00:00")
+    [line] = stale_entries(tmp_path)
+    assert line.startswith("docs/zh/page.md:3: [sample-entry] zh changed later (commit ")
+    assert line.endswith("check the en side")
+
+    en = tmp_path / "docs" / "en" / "page.md"
+    en.write_text(en.read_text("utf-8").replace("all ones", "every element is 1"), "utf-8")
+    [line] = stale_entries(tmp_path)
+    assert "en changed later (uncommitted edits); check the zh side" in line
