@@ -7,7 +7,8 @@
     lint-zh [--fix]               Chinese copywriting (spacing, punctuation)
     record [--prune] [--merge DIR ...]
                                   the verification record: what ran where, and whether it is current
-    bench [--suite] [--search]    build time, index sizes, suite time and phases
+    bench [--suite [--against REV]] [--search]
+                                  build time, index sizes, suite time and phases
 """
 
 from __future__ import annotations
@@ -126,8 +127,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--merge", nargs="+", metavar="DIR", help="fold record parts (folders with cpu.csv / cuda.csv) into --dir")
     p.set_defaults(run=cmd_record)
     p = sub.add_parser("bench", help="build time, index sizes; --suite: the test suite; --search: search ranks")
-    p.add_argument("--suite", action="store_true")
-    p.add_argument("--search", action="store_true")
+    p.add_argument("--suite", action="store_true", help="time one run of the test suite, with its phases")
+    p.add_argument("--against", metavar="REV", help="with --suite: time the test suite of an earlier commit too")
+    p.add_argument("--search", action="store_true", help="type the search queries into Chromium")
     p.set_defaults(run=cmd_bench)
     args = parser.parse_args(argv)
     return args.run(args)

@@ -2,6 +2,9 @@
 
     python -m cheatsheet bench            # entries per page, build time, search-index sizes
     python -m cheatsheet bench --suite    # also one full `pytest` run: wall time, phases, examples
+    python -m cheatsheet bench --suite --against REV
+                                          # and the same for an earlier commit, in a worktree with
+                                          # a virtual environment of its own requirements.txt
     python -m cheatsheet bench --search   # also the search queries, typed into Chromium
 
 Timings are wall-clock; run on an idle machine and compare like with like.
@@ -67,6 +70,25 @@ def suite(env: dict) -> None:
             print(proc.stdout[-3000:])
 
 
+def against(rev: str, env: dict) -> None:
+    """The README's test command of commit `rev`, timed on this machine in this run."""
+    with tempfile.TemporaryDirectory() as tmp:
+        tree = Path(tmp) / "tree"
+        subprocess.run(["git", "worktree", "add", "--detach", "-q", str(tree), rev], cwd=ROOT, check=True)
+        try:
+            if (ROOT / "node_modules").is_dir():
+                (tree / "node_modules").symlink_to(ROOT / "node_modules")
+            subprocess.run([sys.executable, "-m", "venv", str(tree / ".venv")], check=True)
+            subprocess.run([str(tree / ".venv/bin/pip"), "install", "-q", "-r", "requirements.txt"], cwd=tree, check=True, capture_output=True)
+            start = time.perf_counter()
+            proc = subprocess.run([str(tree / ".venv/bin/pytest"), "-q", "-p", "no:cacheprovider"], cwd=tree, env=env, capture_output=True, text=True)
+            wall = time.perf_counter() - start
+            summary = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else "(no output)"
+            print(f"pytest at {rev}: {wall:.1f} s wall ({summary})")
+        finally:
+            subprocess.run(["git", "worktree", "remove", "--force", str(tree)], cwd=ROOT, check=False)
+
+
 def main(argv: list[str]) -> None:
     entry_counts()
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
@@ -81,6 +103,8 @@ def main(argv: list[str]) -> None:
         if "--search" in argv:
             search_hit_rate(site)
     if "--suite" in argv:
+        if "--against" in argv:
+            against(argv[argv.index("--against") + 1], env)
         suite(env)
 
 

@@ -111,19 +111,22 @@ def snapshot(accessors) -> dict:
 
 
 def restore(accessors, saved: dict) -> list[str]:
-    """Put back what changed; returns the settings that could not be put back. The newer
-    precision API comes last in the list and is put back first: the old switches read fine again
-    once it is back to its default."""
-    now = snapshot(accessors)
-    failed = []
-    for name, _, set_ in reversed(accessors):
-        if now[name] != saved[name]:
+    """Put back what changed; returns the settings that could not be put back. The old TF32
+    switches and the newer per-backend precision API drive each other, and mixing them raises:
+    put back in list order (old first) and, if something still differs, in reverse (new first)."""
+    leaked: list[str] = []
+    for order in (accessors, accessors[::-1]):
+        for name, get, set_ in order:
             try:
-                set_(saved[name])
+                if get() != saved[name]:  # read afresh: putting one back may have put back another
+                    set_(saved[name])
             except Exception:
-                failed.append(name)
-    after = snapshot(accessors)
-    return failed + [name for name in saved if after[name] != saved[name] and name not in failed]
+                pass  # the other order may succeed
+        after = snapshot(accessors)
+        leaked = [name for name in saved if after[name] != saved[name]]
+        if not leaked:
+            break
+    return leaked
 
 
 # --- running one example -----------------------------------------------------------------

@@ -81,9 +81,14 @@ def _start(name: str) -> Future:
 
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(items):
-    """Tests that wait for an early fixture go last: by then it has finished, and the test
-    process did other work meanwhile instead of waiting."""
-    items.sort(key=lambda item: bool(set(getattr(item, "fixturenames", ())) & set(EARLY)))
+    """Among these tests, those that wait for an early fixture go last, so the test process
+    does the other work first. (The pages' items come after them all: their examples run in
+    workers all along, and waiting for the last of them is the end of the run.)"""
+    here = Path(__file__).parent
+    ours = [i for i, item in enumerate(items) if here in Path(item.path).parents]
+    ordered = sorted((items[i] for i in ours), key=lambda item: bool(set(getattr(item, "fixturenames", ())) & set(EARLY)))
+    for i, item in zip(ours, ordered):
+        items[i] = item
 
 
 def pytest_collection_finish(session):
@@ -102,23 +107,28 @@ def inner(pytester, monkeypatch):
 
 @early
 def probe_run(root: Path):
-    """One pytest run, shared by the plugin's and the rules' tests: the probe page and the
-    run-rule fixtures (docs/zh/RUN00x.md, their entry renamed run00x so that ids stay unique), one
-    CPU worker, a 3 s example timeout, and a secret in the environment that no example may see.
-    It writes the verification record, resuming from one that vouches for `already-verified`.
+    """One pytest run, shared by the plugin's and the rules' tests, with one CPU worker, a 3 s
+    example timeout, and a secret in the environment that no example may see. It writes the
+    verification record, resuming from one that vouches for `already-verified`.
+
+    Its pages, in the order they run: docs/zh/A-probes.md (the probes), then each run-rule
+    fixture as docs/zh/<CODE>/page.md with its entry renamed <code> (ids stay unique), and
+    docs/zh/RUN003/then.md, one more example after the hang. So the hang is followed by an
+    example on a new worker, and the worker's death (RUN004) comes last: one restart, not two.
     Returns (root, output)."""
-    from probe_pages import PROBES
+    from probe_pages import AFTER_THE_HANG, PROBES
 
     from cheatsheet.pages import parse_page
     from cheatsheet.record import Row, save
 
-    docs = write_site(root, {"probes": PROBES}, timeout=3).parent
+    docs = write_site(root, {"A-probes": PROBES, "RUN003/then": AFTER_THE_HANG}, timeout=3).parent
     for fixture in sorted((Path(__file__).parent / "fixtures" / "rules").glob("RUN*")):
         for lang in ("zh", "en"):
             text = (fixture / lang / "page.md").read_text("utf-8").replace("#sample-entry", f"#{fixture.name.lower()}")
-            (docs / lang / f"{fixture.name}.md").write_text(text, "utf-8")
-    vouched = parse_page(docs / "zh" / "probes.md", "zh").entry("already-verified")
-    save(root / "verification", "cpu", [Row("probes.md", "already-verified", "passed", vouched.code_hash(root / "snippets"),
+            (docs / lang / fixture.name).mkdir(exist_ok=True)
+            (docs / lang / fixture.name / "page.md").write_text(text, "utf-8")
+    vouched = parse_page(docs / "zh" / "A-probes.md", "zh").entry("already-verified")
+    save(root / "verification", "cpu", [Row("A-probes.md", "already-verified", "passed", vouched.code_hash(root / "snippets"),
                                             "2.13.0+cpu", "3.11.7", "an earlier machine", "2026-11-30")])
     proc = run_pytest(root, "-rA", "--workers", "1", "--record", "--resume", env=dict(os.environ, PROBE_SECRET="1"))
     return root, proc.stdout + proc.stderr

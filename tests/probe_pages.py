@@ -91,11 +91,6 @@ PROBES = "# 测试页\n" + "".join([
             print(client.recv(2))
         #> b'hi'
     """),
-    entry("after-the-hang", """
-        # Runs after docs/zh/RUN003.md's example, which hangs and is killed, on the same single worker.
-        print("a new worker took over")
-        #> a new worker took over
-    """),
     entry("system-exit-fails", """
         print("exiting")
         raise SystemExit(0)
@@ -131,3 +126,9 @@ PROBES = "# 测试页\n" + "".join([
         #cuda> False
     """, fence="bash"),
 ])
+
+# Runs right after docs/zh/RUN003/page.md, whose example hangs and is killed, on a new worker.
+AFTER_THE_HANG = "# 测试页\n" + entry("after-the-hang", """
+    print("a new worker took over")
+    #> a new worker took over
+""")

@@ -3,6 +3,7 @@ and check what it reports. Each guarantee is shown to hold, and each way of brea
 
 import csv
 import re
+import shutil
 
 import pytest
 from conftest import early, outcome, run_pytest, write_site
@@ -40,7 +41,7 @@ def test_probe_passes(probes, test):
 def test_a_hang_is_killed_from_outside_and_the_run_goes_on(probes):
     # RUN003's fixture catches BaseException in a loop, which would swallow an in-process timeout.
     assert outcome(probes, "run003[cpu]") == "FAILED"
-    assert re.search(r"RUN003\.md:\d+: \[run003\] RUN003 example on cpu: no result after 3 s", probes)
+    assert re.search(r"RUN003/page\.md:\d+: \[run003\] RUN003 example on cpu: no result after 3 s", probes)
     assert outcome(probes, "after-the-hang[cpu]") == "PASSED"
 
 
@@ -102,50 +103,44 @@ def rows(root, device="cpu"):
 
 
 @early
-def lifecycle(root):
-    """Two runs over one site (fill the output lines, then record), and an edit after them."""
+def filled(root):
+    """One --update-output run over a site; returns the run and both languages' pages after it."""
     docs = write_site(root, {"site": "# 测试页\n" + FILL + RECORD}).parent
-    snapshots = {}
-    fill = run_pytest(root, "--update-output", "-m", "cpu", "--workers", "1")
-    snapshots["fill"] = fill, {lang: (docs / lang / "site.md").read_text("utf-8") for lang in ("zh", "en")}
-    record = run_pytest(root, "--record", "--workers", "1", "-m", "cpu or checks")
-    snapshots["record"] = record, rows(root), check_record(docs, root / "snippets", root / "verification")
-    for lang in ("zh", "en"):
-        page = docs / lang / "site.md"
-        page.write_text(page.read_text("utf-8").replace('print("new")\n#> new', 'print("newer")\n#> newer'), "utf-8")
-    snapshots["edited"] = check_record(docs, root / "snippets", root / "verification")
-    return snapshots
+    proc = run_pytest(root, "--update-output", "-m", "cpu", "--workers", "1")
+    return proc, {lang: (docs / lang / "site.md").read_text("utf-8") for lang in ("zh", "en")}
 
 
-def test_update_output_writes_what_ran_into_both_languages(lifecycle):
-    proc, texts = lifecycle["fill"]
+def test_update_output_writes_what_ran_into_both_languages(filled):
+    proc, texts = filled
     assert proc.returncode == 0, proc.stdout
     for text in texts.values():
         assert "print(x)\n#> tensor([0, 1, 2])\nfor i in range(2):\n    print(i)\n#> 0\n#> 1\n" in text
         # Taken to be the same on CUDA until a GPU run says otherwise (the record tells which ran).
         assert "print(x.device.type)  # 设备\n#> cpu\n" in text
         assert 'print("new")\n#> new\n' in text and "#> old" not in text
+    assert "# 设备" in texts["en"] and "#> tensor([0, 1, 2])" in texts["en"]  # comments kept, outputs written
 
 
-def test_update_output_keeps_lines_written_for_a_device_that_did_not_run(lifecycle):
-    _, texts = lifecycle["fill"]
+def test_update_output_keeps_lines_written_for_a_device_that_did_not_run(filled):
+    _, texts = filled
     # A shared line follows the run; a line written for CUDA alone stays until a GPU run rewrites it.
     assert "print(torch.ones(1).sum().item())\n#> 1.0\n" in texts["en"]
     assert "#cpu> cpu\n#cuda> cuda\n" in texts["en"]
 
 
-def test_filled_pages_pass_and_the_record_vouches_for_every_entry(lifecycle):
-    proc, first, problems = lifecycle["record"]
-    assert proc.returncode == 0, proc.stdout
-    assert {e: r["result"] for e, r in first.items()} == {
-        "needs-output": "passed", "stale-output": "passed", "device-lines": "passed", "gpu-only": "needs-cuda"}
-    assert first["needs-output"]["torch"].startswith("2.") and first["needs-output"]["python"].count(".") == 2
-    assert problems == []
+def test_a_changed_example_makes_its_row_stale(probe_run, tmp_path):
+    root, _ = probe_run
+    shutil.copytree(root / "docs", tmp_path / "docs")
+    shutil.copytree(root / "verification", tmp_path / "verification")
+    def problems():
+        return [p for p in check_record(tmp_path / "docs", tmp_path, tmp_path / "verification") if p.entry_id == "good-output"]
 
-
-def test_a_changed_example_makes_its_row_stale(lifecycle):
-    [stale] = lifecycle["edited"]
-    assert (stale.code, stale.entry_id) == ("REC002", "stale-output")
+    assert problems() == []
+    for lang in ("zh", "en"):
+        page = tmp_path / "docs" / lang / "A-probes.md"
+        page.write_text(page.read_text("utf-8").replace("print(1 + 1)\n#> 2", "print(2 + 2)\n#> 4"), "utf-8")
+    [stale] = problems()
+    assert stale.code == "REC002" and "changed since they were verified" in stale.message
 
 
 def test_record_and_update_output_exclude_each_other(inner):

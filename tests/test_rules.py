@@ -50,8 +50,8 @@ def test_record_rule(code):
 @pytest.mark.parametrize("code", [c for c, k in KIND.items() if k == "run"])
 def test_run_rule(code, probe_run):
     root, output = probe_run
-    page = str(root / "docs" / "zh" / f"{code}.md")
-    assert f"FAILED docs/zh/{code}.md::{code.lower()}[cpu]" in output, output
+    page = str(root / "docs" / "zh" / code / "page.md")
+    assert f"FAILED docs/zh/{code}/page.md::{code.lower()}[cpu]" in output, output
     shown = output.replace(page, "zh/page.md").replace(f"[{code.lower()}]", "[sample-entry]")
     for line in expected(code):
         assert line in shown, f"{line!r} not in:\n{output}"

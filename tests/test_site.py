@@ -160,6 +160,8 @@ def test_search_finds_the_entry(search_pages, lang, query, expected):
 
 def test_language_switch_keeps_page_and_entry(browser_page):
     page, base, _ = browser_page
+    # No search here: spare the search worker building its index on each of the three loads.
+    page.route("**/search_index.json", lambda route: route.abort())
     page.goto(base + "gpu-memory/#cuda-empty-cache")
     page.hover(".md-header__option .md-select")
     page.click("a.md-select__link[hreflang=en]")
@@ -176,7 +178,6 @@ def test_pages_load_nothing_from_other_hosts(browser_page):
     page.goto(base + "gpu-memory/")
     page.goto(base + "en/")
     assert requested_hosts == {base.split("/")[2]}
-
 
 
 def test_home_page_states_what_the_record_holds(site):
