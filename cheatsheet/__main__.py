@@ -7,7 +7,7 @@
     lint-zh [--fix]               Chinese copywriting (spacing, punctuation)
     record [--prune] [--merge DIR ...]
                                   the verification record: what ran where, and whether it is current
-    bench [--suite [--against REV]] [--search]
+    bench [--suite [--against REV] [--scale F]] [--search]
                                   build time, index sizes, suite time and phases
 """
 
@@ -129,6 +129,7 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("bench", help="build time, index sizes; --suite: the test suite; --search: search ranks")
     p.add_argument("--suite", action="store_true", help="time one run of the test suite, with its phases")
     p.add_argument("--against", metavar="REV", help="with --suite: time the test suite of an earlier commit too")
+    p.add_argument("--scale", type=float, metavar="F", help="with --suite: also over a copy of the site grown to F times its entries")
     p.add_argument("--search", action="store_true", help="type the search queries into Chromium")
     p.set_defaults(run=cmd_bench)
     args = parser.parse_args(argv)

@@ -5,6 +5,9 @@
     python -m cheatsheet bench --suite --against REV
                                           # and the same for an earlier commit, in a worktree with
                                           # a virtual environment of its own requirements.txt
+    python -m cheatsheet bench --suite --scale 1.5
+                                          # the suite over a copy of the site grown to 1.5 times
+                                          # its entries (Python-only pages copied under new ids)
     python -m cheatsheet bench --search   # also the search queries, typed into Chromium
 
 Timings are wall-clock; run on an idle machine and compare like with like.
@@ -14,6 +17,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -43,16 +48,42 @@ def entry_counts() -> None:
     print(f"  {'total':<16} {sum(counts['zh'].values()):>3} / {sum(counts['en'].values()):>3}")
 
 
-def suite(env: dict) -> None:
-    """One run of the README's test command, with its phases."""
+def grown_site(target: Path, scale: float) -> int:
+    """A copy of docs/ grown to `scale` times its entries: pages without shell examples copied
+    as <page>-copyN with every id suffixed, so the new entries are well formed and unique.
+    Returns the number of entries per language."""
+    shutil.copytree(DOCS, target)
+    pages = [p for p in site_pages(DOCS, "zh") if p.entries and not any(f.lang == "bash" for e in p.entries for f in e.examples)]
+    total = sum(len(p.entries) for p in site_pages(DOCS, "zh"))
+    goal, copy = total * scale, 0
+    while total < goal:
+        copy += 1
+        for page in pages:
+            if total >= goal:
+                break
+            for lang in ("zh", "en"):
+                text = (DOCS / lang / page.path.name).read_text("utf-8")
+                text = re.sub(r"\{ #([a-z0-9-]+) \}", rf"{{ #\1-copy{copy} }}", text)
+                (target / lang / f"{page.path.stem}-copy{copy}.md").write_text(text, "utf-8")
+            total += len(page.entries)
+    return total
+
+
+def suite(env: dict, scale: float = 1.0) -> None:
+    """One run of the README's test command, with its phases; over a grown copy of the site
+    when `scale` > 1."""
     with tempfile.TemporaryDirectory() as tmp:
         junit, stats = Path(tmp) / "junit.xml", Path(tmp) / "stats.json"
+        args, what = [], "whole suite"
+        if scale > 1:
+            entries = grown_site(Path(tmp) / "docs", scale)
+            args, what = ["tests", str(Path(tmp) / "docs" / "zh"), "-o", f"cheatsheet_docs={Path(tmp) / 'docs'}"], f"whole suite, site grown to {entries} entries per language"
         start = time.perf_counter()
-        proc = subprocess.run([str(BIN / "pytest"), "-q", f"--junitxml={junit}", f"--stats-json={stats}"],
+        proc = subprocess.run([str(BIN / "pytest"), "-q", f"--junitxml={junit}", f"--stats-json={stats}", *args],
                               cwd=ROOT, env=env, capture_output=True, text=True)
         wall = time.perf_counter() - start
         summary = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else "(no output)"
-        print(f"pytest, whole suite: {wall:.1f} s wall ({summary})")
+        print(f"pytest, {what}: {wall:.1f} s wall ({summary})")
         phases: dict[str, float] = {}
         for case in ET.parse(junit).getroot().iter("testcase"):
             name = case.get("classname", "")
@@ -106,6 +137,8 @@ def main(argv: list[str]) -> None:
         if "--against" in argv:
             against(argv[argv.index("--against") + 1], env)
         suite(env)
+        if "--scale" in argv:
+            suite(env, float(argv[argv.index("--scale") + 1]))
 
 
 def search_hit_rate(site: Path) -> None:

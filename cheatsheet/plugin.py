@@ -25,6 +25,7 @@ import datetime
 import json
 import os
 import re
+import shutil
 import tempfile
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -145,8 +146,9 @@ class Run:
         return self.pool("cpu").submit({"kind": "names", "names": names}, self.timeout, priority=0).result()
 
     def worker_info(self, device: str) -> dict:
+        """What the device's worker reported on starting (torch, Python, device name)."""
         pool = self.pool(device)
-        if not pool.info.done():
+        if not pool.info.done():  # any task starts a worker; an empty name list is the cheapest
             pool.submit({"kind": "names", "names": []}, self.timeout, priority=0).result()
         return pool.info.result()
 
@@ -155,6 +157,7 @@ class Run:
             pool.close()
         if self.shells is not None:
             self.shells.shutdown(cancel_futures=True)
+        shutil.rmtree(self.log_dir, ignore_errors=True)  # a dead worker's log tail is in its failure
 
     # --- the entry checker -----------------------------------------------------------
 
@@ -304,11 +307,11 @@ class ExampleItem(pytest.Item):
 
     def runtest(self):
         run: Run = self.config.stash[RUN_KEY]
-        if self.device == "cuda":
-            info = run.worker_info("cuda")
-            if not info["cuda_available"]:
-                pytest.skip(f"[{self.entry.label}] CUDA run not possible here: torch {info['torch']} sees no CUDA device")
         try:
+            if self.device == "cuda":
+                info = run.worker_info("cuda")
+                if not info["cuda_available"]:
+                    pytest.skip(f"[{self.entry.label}] CUDA run not possible here: torch {info['torch']} sees no CUDA device")
             result = run.submit(self).result()
         except TaskTimeout as e:
             raise ExampleFailure(self.problem("RUN003", f"example on {self.device}: {e}")) from None

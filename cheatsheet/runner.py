@@ -9,8 +9,8 @@ Both give results of the same shape, `{"outputs": [(line, text)], "error", "stde
 the pytest plugin checks against the output lines or writes into them (`--update-output`).
 
 What an example sees of the environment is this allowlist, plus HOME pointing at its own temporary
-directory (also its working directory), PYTHONHASHSEED=0 (stable set and dict order in what it prints) and, on the CPU
-worker, CUDA_VISIBLE_DEVICES="" (set before Python starts, so torch never sees a GPU).
+directory (also its working directory), PYTHONUNBUFFERED=1, and, on the CPU worker,
+CUDA_VISIBLE_DEVICES="" (set before Python starts, so torch never sees a GPU).
 """
 
 from __future__ import annotations
@@ -53,7 +53,6 @@ class WorkerDied(Exception):
 def example_env(device: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k in ENV_ALLOWLIST}
     env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", os.defpath)])
-    env["PYTHONHASHSEED"] = "0"
     env["PYTHONUNBUFFERED"] = "1"
     env.setdefault("LANG", "C.UTF-8")
     # Compiler caches outside the per-example HOME, so torch.compile examples reuse earlier builds.

@@ -72,7 +72,7 @@ PROBES = "# 测试页\n" + "".join([
     entry("environment-is-an-allowlist", f"""
         import os
 
-        allowed = {sorted(ENV_ALLOWLIST + ("HOME", "PYTHONHASHSEED", "PYTHONUNBUFFERED"))!r}
+        allowed = {sorted(ENV_ALLOWLIST + ("HOME", "PYTHONUNBUFFERED"))!r}
         print("PROBE_SECRET" in os.environ, sorted(set(os.environ) - set(allowed)))
         #> False []
     """),
