@@ -148,8 +148,13 @@ class _Checker:
         add = lambda line, code, message: self.add(page.path, line, entry, code, message)  # noqa: E731
         if entry.id is None:
             add(entry.line, "ENTRY001", "the ### heading has no explicit id. End it with `{ #task-in-english }`, and use the same id on the other language's page.")
-        elif not ID_FORMAT.match(entry.id):
-            add(entry.line, "ENTRY002", f"id `{entry.id}` must be lowercase words joined by hyphens, e.g. `cuda-empty-cache`.")
+        for alias in entry.aliases:
+            old_page = alias.rpartition("#")[0]
+            if old_page and not (page.path.parent / old_page).is_file():
+                add(entry.line, "ENTRY002", f"alias `{alias}` names a page that does not exist. Write `page.md#old-id` for the page the merged entry was on.")
+        for entry_id in filter(None, [entry.id, *entry.alias_ids]):
+            if not ID_FORMAT.match(entry_id):
+                add(entry.line, "ENTRY002", f"id `{entry_id}` must be lowercase words joined by hyphens, e.g. `cuda-empty-cache`.")
         if entry.code_line is None:
             add(entry.line, "ENTRY004", "no code line. Put the line a reader copies in a ```python fence right under the heading.")
         for key in REQUIRED_FIELDS:
@@ -208,6 +213,8 @@ class _Checker:
             e = en_by_id.get(z.label)
             if e is None:
                 continue
+            if z.aliases != e.aliases:
+                self.add(e.path, e.line, e, "PAIR002", f"aliases {list(e.aliases)} here, {list(z.aliases)} in {display(z.path)}. Both languages keep the same merged ids.")
             if len(z.fences) != len(e.fences):
                 self.add(e.path, e.line, e, "PAIR003", f"{len(e.fences)} fences here, {len(z.fences)} in {display(z.path)}. Both languages show the same code.")
                 continue
@@ -229,11 +236,10 @@ def check_site(docs: Path, snippets: Path, inspect: Inspect, only: set[Path] | N
         pages = {lang: parse_page(docs / lang / rel, lang) if (docs / lang / rel).exists() else None for lang in LANGS}
         for lang, page in pages.items():
             for entry in page.entries if page else []:
-                if entry.id is None:
-                    continue
-                first = seen[lang].setdefault(entry.id, entry)
-                if first is not entry:
-                    checker.add(entry.path, entry.line, entry, "ENTRY003", f"id already used at {display(first.path)}:{first.line}. Ids are unique across the site; pick another.")
+                for entry_id in filter(None, [entry.id, *entry.alias_ids]):  # an alias is an id too: links use it
+                    first = seen[lang].setdefault(entry_id, entry)
+                    if first is not entry:
+                        checker.add(entry.path, entry.line, entry, "ENTRY003", f"id `{entry_id}` already used at {display(first.path)}:{first.line}. Ids (and aliases) are unique across the site; pick another.")
         if only is not None and (docs / "zh" / rel).resolve() not in only:
             continue
         for page in filter(None, pages.values()):

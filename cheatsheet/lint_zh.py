@@ -1,15 +1,23 @@
-"""`python -m cheatsheet lint-zh [--fix]`: Chinese copywriting (AutoCorrect): spacing and punctuation
-between CJK and Latin text in docs/zh and snippets/*.md.
+"""`python -m cheatsheet lint-zh [--fix]`: Chinese copywriting in docs/zh and snippets/*.md.
 
-Code blocks are skipped by AutoCorrect's Markdown rules, except the comments inside them. A line
-that must stay as it is can be excluded with `<!-- autocorrect-disable-next-line -->` above it.
+* AutoCorrect: spacing and punctuation between CJK and Latin text (`--fix` rewrites them). Code
+  blocks are skipped, except the comments inside them; a line that must stay as it is can be
+  excluded with `<!-- autocorrect-disable-next-line -->` above it.
+* The glossary's preferred terms (the "统一用词" table in snippets/glossary.md): in prose and code
+  comments, not in code, backquotes, output lines or mnemonics. These need rewording by hand.
 """
 
 from __future__ import annotations
 
+import io
+import re
+import tokenize
 from pathlib import Path
 
+from markdown_it import MarkdownIt
+
 from . import DOCS, ROOT, SNIPPETS, display
+from .pages import OUTPUT_LINE
 
 
 def files(docs: Path = DOCS, snippets: Path = SNIPPETS) -> list[Path]:
@@ -20,9 +28,48 @@ def problems(paths: list[Path] | None = None) -> list[str]:
     import autocorrect_py
 
     found = []
+    terms = preferred_terms()
     for path in paths or files():
-        for line in autocorrect_py.lint_for(path.read_text("utf-8"), "markdown").lines:
+        text = path.read_text("utf-8")
+        for line in autocorrect_py.lint_for(text, "markdown").lines:
             found.append(f"{display(path, ROOT)}:{line.line}:{line.col}: {line.old.strip()!r} -> {line.new.strip()!r}")
+        if path.name != "glossary.md":
+            found += [f"{display(path, ROOT)}:{line}: {avoid!r} -> {use!r} (glossary: preferred terms)" for line, avoid, use in vocabulary(text, terms)]
+    return found
+
+
+def preferred_terms(glossary: Path = SNIPPETS / "glossary.md") -> list[tuple[str, str]]:
+    """(use, avoid) pairs from the table after the "统一用词" heading of the glossary."""
+    text = glossary.read_text("utf-8")
+    table = text[text.index("统一用词"):] if "统一用词" in text else ""
+    rows = [[cell.strip() for cell in line.strip("|").split("|")] for line in table.splitlines() if line.startswith("|")]
+    return [(row[0], row[1]) for row in rows[2:] if len(row) >= 2]
+
+
+def vocabulary(text: str, terms: list[tuple[str, str]]) -> list[tuple[int, str, str]]:
+    """(line, avoided word, preferred word) in the page's prose and code comments."""
+    found = []
+
+    def check(line: int, chunk: str) -> None:
+        for use, avoid in terms:
+            # Allowed: the original in brackets after the Chinese word, "轮（epoch）", `code`, and
+            # a heading's `{ #id }`.
+            chunk_ok = re.sub(r"`[^`]*`|\{\s*#[^}]*\}", "", chunk.replace(f"（{avoid}）", ""))
+            pattern = rf"(?<![A-Za-z_]){re.escape(avoid)}(?![A-Za-z_])" if avoid.isascii() else re.escape(avoid)
+            if re.search(pattern, chunk_ok):
+                found.append((line, avoid, use))
+
+    for tok in MarkdownIt("commonmark").parse(text):
+        if tok.type == "inline" and not tok.content.startswith("助记："):
+            prose = "".join(child.content for child in tok.children or [] if child.type == "text")
+            check(tok.map[0] + 1, prose)
+        elif tok.type == "fence" and tok.info.strip().strip("{}.").split()[:1] == ["python"]:
+            try:
+                for t in tokenize.generate_tokens(io.StringIO(tok.content).readline):
+                    if t.type == tokenize.COMMENT and not OUTPUT_LINE.match(t.string):
+                        check(tok.map[0] + 1 + t.start[0], t.string)
+            except (tokenize.TokenError, SyntaxError):
+                pass
     return found
 
 

@@ -39,7 +39,9 @@ FENCE_ATTRS = {"title"}
 # Output lines: `#>` on every device, `#cpu>` / `#cuda>` only on that one.
 OUTPUT_LINE = re.compile(r"^\s*#(cpu|cuda)?>(?: (.*)|$)")
 INCLUDE = re.compile(r'^\s*-{1,2}8<-{1,2}\s+"([^"]+)"\s*$')
-HEADING_ID = re.compile(r"\{\s*#([^\s}]+)\s*\}\s*$")
+# `{ #id }`, or `{ #id data-aliases="old-id other-id" }` for an entry that took over others' ids
+HEADING_ID = re.compile(r"\{\s*#([^\s}]+)((?:\s+[\w-]+=\"[^\"]*\")*)\s*\}\s*$")
+ALIASES = re.compile(r'data-aliases="([^"]*)"')
 ID_FORMAT = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 
 
@@ -93,6 +95,9 @@ class Entry:
     line: int
     path: Path
     lang: str
+    # Ids of entries merged into this one, so links to them still work: `old-id` for one that was on
+    # this page, `page.md#old-id` for one that was on another page (which then redirects here).
+    aliases: tuple[str, ...] = ()
     end_line: int = 0  # last line of the entry in the file
     fields: dict[str, int] = field(default_factory=dict)  # field key -> line
     example_marker_line: int | None = None
@@ -101,6 +106,10 @@ class Entry:
     @property
     def label(self) -> str:
         return self.id or f"(no id: {self.title})"
+
+    @property
+    def alias_ids(self) -> list[str]:
+        return [alias.rpartition("#")[2] for alias in self.aliases]
 
     def with_role(self, *roles: str) -> list[Fence]:
         return [f for f in self.fences if f.role in roles]
@@ -177,7 +186,9 @@ def parse_text(path: Path, text: str, lang: str) -> Page:
             entry = None  # any other heading ends the entry
             if tok.tag == "h3":
                 m = HEADING_ID.search(title)
-                entry = Entry(m.group(1) if m else None, HEADING_ID.sub("", title).strip(), tok.map[0] + 1, path, lang)
+                aliases = ALIASES.search(m.group(2)) if m else None
+                entry = Entry(m.group(1) if m else None, HEADING_ID.sub("", title).strip(), tok.map[0] + 1, path, lang,
+                              tuple(aliases.group(1).split()) if aliases else ())
                 entries.append(entry)
         elif tok.type == "fence":
             fence_lang, options, attrs = parse_fence_info(tok.info)

@@ -447,4 +447,4 @@ def pytest_terminal_summary(terminalreporter, config):
     if run.recorder is not None and config.option.record:
         write(f"verification record written to {display(run.recorder.record_dir)}")
         for dropped in run.recorder.dropped:
-            write(f"  dropped the stale row {dropped}: the entry changed since that run")
+            write(f"  dropped the stale row {dropped}")

@@ -97,7 +97,8 @@ class Recorder:
             stale = [entry for entry, row in rows.items() if row.hash != current.get(entry)]
             for entry in stale:
                 del rows[entry]
-                self.dropped.append(f"{device}:{entry}")
+                why = "the entry changed since that run" if entry in current else "no page defines the entry any more"
+                self.dropped.append(f"{device}:{entry} ({why})")
             if stale:
                 self.save(device)
         return self.dropped

@@ -76,6 +76,7 @@ def _state_accessors(torch):
         ("num_threads", torch.get_num_threads, torch.set_num_threads),
         ("grad_enabled", torch.is_grad_enabled, torch.set_grad_enabled),
         ("anomaly", torch.is_anomaly_enabled, torch.autograd.set_detect_anomaly),
+        ("warn_always", torch.is_warn_always_enabled, torch.set_warn_always),
         ("deterministic", lambda: (torch.are_deterministic_algorithms_enabled(), torch.is_deterministic_algorithms_warn_only_enabled()),
          lambda v: torch.use_deterministic_algorithms(v[0], warn_only=v[1])),
         ("float32_matmul_precision", torch.get_float32_matmul_precision, torch.set_float32_matmul_precision),

@@ -196,3 +196,39 @@ def test_home_page_states_what_the_record_holds(site):
     else:
         assert "还没有记录在案的 GPU 运行" in zh and "no GPU run is on record yet" in en
     assert "verification-summary" not in zh + en
+
+
+def _aliases(lang: str):
+    """(page, entry id, alias) for every merged id the pages declare."""
+    from cheatsheet import DOCS
+    from cheatsheet.pages import site_pages
+
+    return [(p.path.relative_to((DOCS / lang).resolve()).with_suffix(""), e.id, alias)
+            for p in site_pages(DOCS, lang) for e in p.entries for alias in e.aliases]
+
+
+@pytest.mark.parametrize("lang,prefix", [("zh", ""), ("en", "en/")])
+def test_merged_ids_keep_an_anchor(site, lang, prefix):
+    site_dir, _ = site
+    aliases = _aliases(lang)
+    assert aliases, "no merged entries to check"
+    for page, entry_id, alias in aliases:
+        old_page, _, old_id = alias.rpartition("#")
+        if old_page:  # moved from another page: that page names the new place
+            html = (site_dir / prefix / Path(old_page).with_suffix("") / "index.html").read_text("utf-8")
+            assert f'<span id="{old_id}" class="entry-alias" data-moved-to="../{page}/#{entry_id}"></span>' in html, alias
+        else:  # merged on the same page: an anchor right before the entry's heading
+            html = (site_dir / prefix / page / "index.html").read_text("utf-8")
+            assert re.search(rf'<span id="{old_id}" class="entry-alias"></span><h3 [^>]*id="{entry_id}"', html), alias
+
+
+def test_a_link_to_a_merged_entry_lands_on_the_entry_it_moved_to(browser_page):
+    page, base, _ = browser_page
+    page.route("**/search_index.json", lambda route: route.abort())
+    for lang, prefix in (("zh", ""), ("en", "en/")):
+        moved = [(page_, entry_id, alias) for page_, entry_id, alias in _aliases(lang) if "#" in alias]
+        target_page, entry_id, alias = moved[0]
+        old_page, _, old_id = alias.rpartition("#")
+        page.goto(f"{base}{prefix}{Path(old_page).with_suffix('')}/#{old_id}")
+        page.wait_for_url(f"**/{target_page}/#{entry_id}")
+        assert page.url == f"{base}{prefix}{target_page}/#{entry_id}"
