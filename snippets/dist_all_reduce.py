@@ -20,16 +20,24 @@ def main():
         dist.init_process_group(backend="gloo")
     rank = dist.get_rank()
 
-    # Each rank evaluated its own shard: rank 0 got 3 of 5 right, rank 1 got 4 of 5.
-    correct, total = 3 + rank, 5
-    loss = 0.5 + rank  # this rank's mean loss
-    stats = torch.tensor([correct, total, loss], dtype=torch.float64, device=device)
+    # Each rank evaluated its own shard, and the shards differ in size:
+    # rank 0 got 3 of 5 right, rank 1 got 3 of 3 right.
+    correct, count = 3, 5 - 2 * rank
+    loss_sum = 1.0 + 2.0 * rank  # the sum of this rank's per-sample losses, not their mean
+    stats = torch.tensor([correct, count, loss_sum], dtype=torch.float64, device=device)
     if rank == 0:
-        print(f"rank 0 alone: accuracy {correct / total:.2f}")
-    dist.all_reduce(stats, op=dist.ReduceOp.SUM)  # in place; every rank gets the sum
+        print(f"rank 0 alone: accuracy {correct / count:.2f}")
+    dist.all_reduce(stats, op=dist.ReduceOp.SUM)  # in place; every rank gets the sums
+    correct_all, count_all, loss_all = stats.tolist()
     if rank == 0:
-        print(f"all ranks: accuracy {(stats[0] / stats[1]).item():.2f}")
-        print(f"mean loss over ranks: {(stats[2] / dist.get_world_size()).item():.2f}")
+        print(f"all ranks: accuracy {correct_all / count_all:.2f}, mean loss {loss_all / count_all:.2f}")
+
+    # For comparison: averaging the per-rank means weights the 3-sample shard like the 5-sample one.
+    means = torch.tensor([correct / count, loss_sum / count], dtype=torch.float64, device=device)
+    dist.all_reduce(means, op=dist.ReduceOp.SUM)
+    mean_accuracy, mean_loss = (means / dist.get_world_size()).tolist()
+    if rank == 0:
+        print(f"mean of per-rank means (wrong): accuracy {mean_accuracy:.2f}, mean loss {mean_loss:.2f}")
     dist.destroy_process_group()
 
 
