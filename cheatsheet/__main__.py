@@ -1,6 +1,7 @@
 """One command for every docs chore: `python -m cheatsheet COMMAND`.
 
     new PAGE ID [--after OTHER]   an entry's stub in both languages
+    new-recipe NAME               a recipe's stub (docs/<lang>/recipes/NAME.py) in both languages
     fill PAGE [ID ...]            run the examples and write their output lines (both languages)
     check                         the entry checker over the whole site
     status                        entries whose languages were last changed in different commits
@@ -26,6 +27,17 @@ def cmd_new(args) -> int:
 
     try:
         print("\n".join(new_entry(DOCS, args.page, args.entry_id, args.after)))
+    except ScaffoldError as e:
+        print(e, file=sys.stderr)
+        return 2
+    return 0
+
+
+def cmd_new_recipe(args) -> int:
+    from .scaffold import ScaffoldError, new_recipe
+
+    try:
+        print("\n".join(new_recipe(DOCS, args.name)))
     except ScaffoldError as e:
         print(e, file=sys.stderr)
         return 2
@@ -112,6 +124,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("entry_id", help="lowercase-kebab-case English id, e.g. cuda-empty-cache")
     p.add_argument("--after", help="id of the entry the new one follows (default: end of page)")
     p.set_defaults(run=cmd_new)
+    p = sub.add_parser("new-recipe", help="a recipe's stub in both languages")
+    p.add_argument("name", help="lowercase-kebab-case file name without .py, e.g. training-run")
+    p.set_defaults(run=cmd_new_recipe)
     p = sub.add_parser("fill", help="write what the examples print into their output lines")
     p.add_argument("page", help="a page under docs/zh, e.g. docs/zh/gpu-memory.md")
     p.add_argument("entry_id", nargs="*", help="only these entries (default: every entry on the page)")

@@ -26,8 +26,10 @@ from .pages import (
     Entry,
     Fence,
     Page,
+    cells,
     comparable_code,
     parse_page,
+    site_files,
 )
 from .rules import Problem
 from .torch_api import CODE_LINE_ALIASES, torch_names
@@ -128,6 +130,10 @@ class _Checker:
     def page(self, page: Page) -> None:
         labels = LABELS[page.lang]
         self._placeholders(page)
+        if page.kind == "recipe":  # no entry format to check: its code is all there is
+            for entry in page.entries:
+                self.python_code(entry.examples[0], entry.label)
+            return
         for fence in page.outside:
             if fence.has_output and fence.lang not in ("markdown", "md"):  # a markdown fence shows page source
                 self.add(page.path, fence.line, None, "ENTRY013",
@@ -195,6 +201,10 @@ class _Checker:
     # --- both languages -----------------------------------------------------------
 
     def pair(self, zh: Page, en: Page) -> None:
+        if zh.kind == "recipe" and cells(zh.text) != cells(en.text):
+            self.add(en.path, 1, en.entries[0], "PAIR003",
+                     f"cells ({len(cells(en.text))}) differ from those of {display(zh.path)} ({len(cells(zh.text))}). "
+                     "Both languages have the same `# %%` cells in the same order; translate only the Markdown cells and comments.")
         zh_ids, en_ids = [e.label for e in zh.entries], [e.label for e in en.entries]
         for entry in zh.entries:
             if entry.label not in en_ids:
@@ -229,7 +239,7 @@ def check_site(docs: Path, snippets: Path, inspect: Inspect, only: set[Path] | N
     counterparts); ids are still compared across the whole site."""
     docs = Path(docs).resolve()
     checker = _Checker(Path(snippets))
-    rels = sorted({p.relative_to(docs / lang) for lang in LANGS for p in (docs / lang).rglob("*.md")})
+    rels = sorted({p.relative_to(docs / lang) for lang in LANGS for p in site_files(docs / lang)})
     seen: dict[str, dict[str, Entry]] = {lang: {} for lang in LANGS}
     for rel in rels:
         checker.rel = rel.as_posix()

@@ -17,11 +17,15 @@ from pathlib import Path
 from markdown_it import MarkdownIt
 
 from . import DOCS, ROOT, SNIPPETS, display
-from .pages import OUTPUT_LINE
+from .pages import OUTPUT_LINE, site_files
 
 
 def files(docs: Path = DOCS, snippets: Path = SNIPPETS) -> list[Path]:
-    return sorted([*(docs / "zh").rglob("*.md"), *snippets.glob("*.md")])
+    return sorted([*site_files(docs / "zh"), *snippets.glob("*.md")])
+
+
+def _kind(path: Path) -> str:
+    return "python" if path.suffix == ".py" else "markdown"  # a recipe's text is in its comments
 
 
 def problems(paths: list[Path] | None = None) -> list[str]:
@@ -31,10 +35,11 @@ def problems(paths: list[Path] | None = None) -> list[str]:
     terms = preferred_terms()
     for path in paths or files():
         text = path.read_text("utf-8")
-        for line in autocorrect_py.lint_for(text, "markdown").lines:
+        for line in autocorrect_py.lint_for(text, _kind(path)).lines:
             found.append(f"{display(path, ROOT)}:{line.line}:{line.col}: {line.old.strip()!r} -> {line.new.strip()!r}")
         if path.name != "glossary.md":
-            found += [f"{display(path, ROOT)}:{line}: {avoid!r} -> {use!r} (glossary: preferred terms)" for line, avoid, use in vocabulary(text, terms)]
+            found += [f"{display(path, ROOT)}:{line}: {avoid!r} -> {use!r} (glossary: preferred terms)"
+                      for line, avoid, use in vocabulary(text if path.suffix == ".md" else f"```python\n{text}```\n", terms, offset=-1 if path.suffix == ".py" else 0)]
     return found
 
 
@@ -46,18 +51,19 @@ def preferred_terms(glossary: Path = SNIPPETS / "glossary.md") -> list[tuple[str
     return [(row[0], row[1]) for row in rows[2:] if len(row) >= 2]
 
 
-def vocabulary(text: str, terms: list[tuple[str, str]]) -> list[tuple[int, str, str]]:
-    """(line, avoided word, preferred word) in the page's prose and code comments."""
+def vocabulary(text: str, terms: list[tuple[str, str]], offset: int = 0) -> list[tuple[int, str, str]]:
+    """(line, avoided word, preferred word) in the page's prose and code comments. A recipe is
+    checked as one python fence (`offset` corrects the line numbers for that wrapping)."""
     found = []
 
     def check(line: int, chunk: str) -> None:
         for use, avoid in terms:
-            # Allowed: the original in brackets after the Chinese word, "轮（epoch）", `code`, and
-            # a heading's `{ #id }`.
-            chunk_ok = re.sub(r"`[^`]*`|\{\s*#[^}]*\}", "", chunk.replace(f"（{avoid}）", ""))
+            # Allowed: the original in brackets after the Chinese word, "轮（epoch）", `code`, a
+            # heading's `{ #id }`, and a link's target (a recipe's comments hold Markdown links).
+            chunk_ok = re.sub(r"`[^`]*`|\{\s*#[^}]*\}|\]\([^)]*\)", "]", chunk.replace(f"（{avoid}）", ""))
             pattern = rf"(?<![A-Za-z_]){re.escape(avoid)}(?![A-Za-z_])" if avoid.isascii() else re.escape(avoid)
             if re.search(pattern, chunk_ok):
-                found.append((line, avoid, use))
+                found.append((line + offset, avoid, use))
 
     for tok in MarkdownIt("commonmark").parse(text):
         if tok.type == "inline" and not tok.content.startswith("助记："):
@@ -79,7 +85,7 @@ def fix(paths: list[Path] | None = None) -> list[str]:
     fixed = []
     for path in paths or files():
         text = path.read_text("utf-8")
-        new = autocorrect_py.format_for(text, "markdown")
+        new = autocorrect_py.format_for(text, _kind(path))
         if new != text:
             path.write_text(new, "utf-8")
             fixed.append(f"fixed {display(path)}")

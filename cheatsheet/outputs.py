@@ -61,6 +61,17 @@ def existing(fence: Fence, device: str) -> tuple[list[list[str]], list[bool]]:
     return per_statement, specific
 
 
+def first_difference(fence: Fence, outputs: list[tuple[int, str]], device: str) -> int | None:
+    """The file line of the first statement whose output differs from its output lines."""
+    if fence.lang != "python":
+        return None
+    shown, _ = existing(fence, device)
+    for end, expected, printed in zip(statement_ends(fence), shown, by_statement(fence, outputs)):
+        if [line.rstrip() for line in expected] != printed:
+            return fence.line + 1 + end
+    return None
+
+
 def rewrite(fence: Fence, runs: dict[str, list[list[str]]]) -> str:
     """The fence's code with its output lines written from `runs` (device -> output per statement,
     from `by_statement`; the same for both languages, whose code differs only in comments).

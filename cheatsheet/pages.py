@@ -10,6 +10,11 @@ Roles of the fences inside an entry (one `###` heading with an explicit id):
 * stray:     a second fence before the example marker.
 
 Fences outside entries (page introductions, the contributor guide) are prose and never run.
+
+A recipe (docs/<lang>/recipes/NAME.py, a jupytext "percent" notebook that mkdocs-jupyter renders)
+is a page with one entry, `recipe-NAME`, whose one example is the whole file: its markdown cells
+are comments, its code cells run top to bottom in one namespace, and its `#>` lines are checked
+and written like any example's.
 """
 
 from __future__ import annotations
@@ -149,6 +154,7 @@ class Page:
     entries: list[Entry]
     outside: list[Fence]  # fences outside any entry
     text: str
+    kind: str = "topic"  # or "recipe"
 
     def entry(self, entry_id: str) -> Entry | None:
         return next((e for e in self.entries if e.id == entry_id), None)
@@ -217,9 +223,28 @@ def parse_text(path: Path, text: str, lang: str) -> Page:
     return Page(path, lang, entries, outside, text)
 
 
+CELL_MARKER = re.compile(r"^# %%(.*)$", re.M)
+RECIPE_TITLE = re.compile(r"^# # (.+)$", re.M)
+
+
+def parse_recipe(path: Path, text: str, lang: str) -> Page:
+    """A recipe: one entry, `recipe-<file name>`, whose example is the whole file."""
+    title = RECIPE_TITLE.search(text)
+    entry = Entry(f"recipe-{path.stem}", title.group(1).strip() if title else path.stem, 1, path, lang,
+                  end_line=len(text.splitlines()), example_marker_line=1)
+    entry.fences.append(Fence(path, 0, "python", frozenset(), {}, text, "example", len(text.splitlines()) + 1))
+    return Page(path, lang, [entry], [], text, kind="recipe")
+
+
+def cells(text: str) -> list[str]:
+    """The cell markers of a recipe, in order (`# %%`, `# %% [markdown]`)."""
+    return [m.group(0).strip() for m in CELL_MARKER.finditer(text)]
+
+
 @cache
 def _parse_cached(path: Path, mtime_ns: int, lang: str) -> Page:
-    return parse_text(path, path.read_text("utf-8"), lang)
+    text = path.read_text("utf-8")
+    return parse_recipe(path, text, lang) if path.suffix == ".py" else parse_text(path, text, lang)
 
 
 def parse_page(path: Path, lang: str) -> Page:
@@ -242,8 +267,13 @@ def counterpart(path: Path, docs: Path, lang: str) -> Path:
     return Path(docs).resolve() / lang / Path(*rel.parts[1:])
 
 
+def site_files(root: Path) -> list[Path]:
+    """A language's pages: the Markdown pages and the recipes."""
+    return sorted([*Path(root).rglob("*.md"), *(Path(root) / "recipes").glob("*.py")])
+
+
 def site_pages(docs: Path, lang: str) -> list[Page]:
-    return [parse_page(p, lang) for p in sorted((Path(docs) / lang).rglob("*.md"))]
+    return [parse_page(p, lang) for p in site_files(Path(docs) / lang)]
 
 
 def comparable_code(fence: Fence) -> str:

@@ -35,7 +35,7 @@ import pytest
 
 from . import display
 from .checks import check_site
-from .outputs import by_statement, output_diff, printed_lines, rewrite
+from .outputs import by_statement, first_difference, output_diff, printed_lines, rewrite
 from .pages import DEVICES, Entry, Fence, comparable_code, counterpart, page_lang, parse_page
 from .record import Recorder, Row
 from .rules import Problem
@@ -229,7 +229,8 @@ class Run:
 
 def pytest_collect_file(file_path, parent):
     run: Run = parent.config.stash[RUN_KEY]
-    if file_path.suffix != ".md":
+    recipe = file_path.suffix == ".py" and file_path.parent.name == "recipes"
+    if file_path.suffix != ".md" and not recipe:
         return None
     lang = page_lang(file_path, run.docs)
     if lang == "zh" or (lang == "en" and not counterpart(file_path, run.docs, "zh").exists()):
@@ -245,7 +246,7 @@ class PageFile(pytest.File):
     def collect(self):
         run: Run = self.config.stash[RUN_KEY]
         page = parse_page(self.path, self.lang)
-        run.pages_checked.add(counterpart(self.path, run.docs, "zh"))
+        run.pages_checked.add(counterpart(self.path, run.docs, "zh").resolve())
         rel = Path(self.path).resolve().relative_to(run.docs / self.lang).as_posix()
         labels = {e.label for e in page.entries} if self.lang == "zh" else set()
         yield ChecksItem.from_parent(self, name="[page]", rel=rel, label=None, labels=labels, line=1)
@@ -303,7 +304,7 @@ class ExampleItem(pytest.Item):
             self.add_marker(pytest.mark.skip(reason=f"[{entry.label}] CUDA run not possible here: {run.no_gpu}"))
 
     def problem(self, code: str, message: str, line: int | None = None) -> Problem:
-        return Problem(self.fence.path, line or self.fence.line, self.entry.example_name(self.fence), code, message)
+        return Problem(self.fence.path, line or self.fence.line or 1, self.entry.example_name(self.fence), code, message)  # a recipe's fence is its whole file: line 0
 
     def runtest(self):
         run: Run = self.config.stash[RUN_KEY]
@@ -332,7 +333,8 @@ class ExampleItem(pytest.Item):
                 return
             shown = "\n".join(f"#> {line}".rstrip() for line in printed)
             raise ExampleFailure(self.problem("RUN001", f"printed output on {self.device} differs from the output lines:\n{diff}\n\n"
-                                              f"What it printed, as output lines (`--update-output` writes them):\n{shown}"))
+                                              f"What it printed, as output lines (`--update-output` writes them):\n{shown}",
+                                              line=first_difference(self.fence, result["outputs"], self.device)))
 
     def repr_failure(self, excinfo, style=None):
         if isinstance(excinfo.value, ExampleFailure):
@@ -340,7 +342,7 @@ class ExampleItem(pytest.Item):
         return super().repr_failure(excinfo, style)
 
     def reportinfo(self):
-        return self.path, self.fence.line - 1, f"{self.path.name}::{self.name}"
+        return self.path, max(self.fence.line - 1, 0), f"{self.path.name}::{self.name}"
 
 
 # --- selection, scheduling, reporting ------------------------------------------------------

@@ -1,5 +1,6 @@
 """`python -m cheatsheet new PAGE ENTRY-ID [--after OTHER-ID]`: an entry's stub in both languages,
-at the same place on both pages.
+at the same place on both pages. `python -m cheatsheet new-recipe NAME`: a recipe's stub
+(docs/<lang>/recipes/NAME.py) in both languages.
 
 PAGE is the page name without .md (e.g. gpu-memory); a new page is created in both languages.
 The entry goes after OTHER-ID, or at the end of the page. The stub is full of TODO markers, which
@@ -11,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from . import display
-from .pages import ID_FORMAT, LABELS, LANGS, parse_page
+from .pages import ID_FORMAT, LABELS, LANGS, parse_page, site_files
 
 PAGE_STUB = {
     "zh": "# TODO 页面标题\n\nTODO 一句话介绍本页；代码行默认已 `import torch`。\n",
@@ -22,6 +23,66 @@ FIELD_TEXT = {
     "mnemonic": {"zh": "TODO 英文 API 名字的含义", "en": "TODO what the API names mean"},
     "what": {"zh": "TODO 作用、注意事项、从哪个版本起", "en": "TODO what it does, caveats, since which version"},
     "prereq": {"zh": "TODO 先要有什么：变量、设备、版本", "en": "TODO what must exist first: names, devices, versions"},
+}
+
+
+# A recipe: a jupytext "percent" script. Same cells and code in both languages; the Markdown cells
+# and the comments are translated.
+RECIPE_STUB = {
+    "zh": """\
+# %% [markdown]
+# # TODO 实战标题：这个程序完成什么
+#
+# TODO 两三句话：程序做什么，读者学到什么，在 CPU 上运行多久，用到哪些条目（链接，如
+# [梯度累积](../training.md#gradient-accumulation)）。
+#
+# ## TODO 第一步：准备数据和模型
+#
+# TODO 这一步为什么这样做。
+
+# %%
+import torch
+
+torch.manual_seed(0)
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+print(device.type in ("cpu", "cuda"))  # TODO 打印能证明这一步结论的结果
+#> TODO the real output: `python -m cheatsheet fill` writes it
+
+# %% [markdown]
+# ## TODO 第二步
+#
+# TODO 说明。
+
+# %%
+print("TODO")
+""",
+    "en": """\
+# %% [markdown]
+# # TODO recipe title: what this program does
+#
+# TODO two or three sentences: what the program does, what the reader learns, how long it runs
+# on CPU, which entries it uses (links, e.g. [gradient accumulation](../training.md#gradient-accumulation)).
+#
+# ## TODO Step one: data and model
+#
+# TODO why this step is done this way.
+
+# %%
+import torch
+
+torch.manual_seed(0)
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+print(device.type in ("cpu", "cuda"))  # TODO print what proves this step's point
+#> TODO the real output: `python -m cheatsheet fill` writes it
+
+# %% [markdown]
+# ## TODO Step two
+#
+# TODO explain.
+
+# %%
+print("TODO")
+""",
 }
 
 
@@ -69,7 +130,7 @@ def new_entry(docs: Path, page: str, entry_id: str, after: str | None = None) ->
     if not ID_FORMAT.match(entry_id):
         raise ScaffoldError(f"id `{entry_id}` must be lowercase words joined by hyphens, e.g. cuda-empty-cache")
     for lang in LANGS:
-        for other in (docs / lang).rglob("*.md"):
+        for other in site_files(docs / lang):
             if entry_id in [e.id for e in parse_page(other, lang).entries]:
                 raise ScaffoldError(f"{display(other)}: id `{entry_id}` is already used; ids are unique across the site")
     done = []
@@ -79,4 +140,22 @@ def new_entry(docs: Path, page: str, entry_id: str, after: str | None = None) ->
         line = insert(path, lang, entry_id, after)
         done.append(f"{display(path)}:{line}: stub for `{entry_id}`" + (" (new page: add it to the nav in mkdocs.yml / mkdocs.en.yml)" if new_page else ""))
     done.append(f"Next: replace every TODO, then `python -m cheatsheet fill docs/zh/{page}.md {entry_id}` and `python -m cheatsheet check`.")
+    return done
+
+
+def new_recipe(docs: Path, name: str) -> list[str]:
+    """Write the recipe stub into docs/zh/recipes/NAME.py and docs/en/recipes/NAME.py."""
+    if not ID_FORMAT.match(name):
+        raise ScaffoldError(f"recipe name `{name}` must be lowercase words joined by hyphens, e.g. training-run")
+    paths = [docs / lang / "recipes" / f"{name}.py" for lang in LANGS]
+    for path in paths:
+        if path.exists():
+            raise ScaffoldError(f"{display(path)} already exists")
+    done = []
+    for lang, path in zip(LANGS, paths):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(RECIPE_STUB[lang], "utf-8")
+        done.append(f"{display(path)}:1: recipe stub")
+    done.append(f"Next: add recipes/{name}.py to the nav of mkdocs.yml and mkdocs.en.yml, replace every TODO, "
+                f"then `python -m cheatsheet fill docs/zh/recipes/{name}.py` and `python -m cheatsheet check`.")
     return done

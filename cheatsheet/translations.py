@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from . import ROOT
-from .pages import parse_page
+from .pages import parse_page, site_files
 
 UNCOMMITTED = "0" * 40
 
@@ -45,7 +45,7 @@ def newest(commits: list[tuple[str, int]], first: int, last: int) -> tuple[str, 
 def stale_entries(repo: Path = ROOT) -> list[str]:
     report = []
     zh_root, en_root = repo / "docs" / "zh", repo / "docs" / "en"
-    for zh_path in sorted(zh_root.rglob("*.md")):
+    for zh_path in site_files(zh_root):
         en_path = en_root / zh_path.relative_to(zh_root)
         if not en_path.exists():
             continue  # a missing page is the checker's business (PAIR001)

@@ -2,6 +2,7 @@
 `early`: session fixtures whose slow subprocesses start as soon as collection ends."""
 
 import os
+import socket
 import subprocess
 import sys
 import tempfile
@@ -12,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from cheatsheet import ROOT
+from cheatsheet.browser import CHROMIUM, chromium, serve
 from cheatsheet.plugin import RUN_KEY
 
 pytest_plugins = ["pytester"]
@@ -147,3 +149,49 @@ def outcome(output: str, test: str) -> str:
         if word in ("PASSED", "FAILED", "ERROR") and rest.split(" ")[0].endswith(f"::{test}"):
             return word
     raise AssertionError(f"{test} not in the report:\n{output}")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@early
+def site(tmp: Path):
+    """Build both languages with --strict, as `mkdocs build` does, into a temporary site/."""
+    site_dir = tmp / "site"
+    port = _free_port()
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1", SITE_URL=f"http://127.0.0.1:{port}/")
+    proc = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site_dir)],
+        cwd=ROOT, env=env, capture_output=True, text=True,
+    )
+    assert proc.returncode == 0, proc.stderr[-5000:]
+    return site_dir, port
+
+
+# --- in a browser -------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def browser(site):
+    if not Path(CHROMIUM).exists():
+        if os.environ.get("CHEATSHEET_REQUIRE_BROWSER"):
+            pytest.fail(f"{CHROMIUM} is missing (apt-get install -y chromium)")
+        pytest.skip(f"{CHROMIUM} is not installed: apt-get install -y chromium to run the browser checks")
+
+    site_dir, port = site
+    with serve(site_dir, port) as base, chromium() as browser:
+        yield browser, base
+
+
+@pytest.fixture
+def browser_page(browser):
+    """A fresh page; also returns the set of hosts it sent requests to."""
+    chromium, base = browser
+    page = chromium.new_page()
+    requested_hosts = set()
+    page.on("request", lambda request: requested_hosts.add(request.url.split("/")[2]))
+    yield page, base, requested_hosts
+    page.close()

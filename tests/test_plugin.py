@@ -102,16 +102,32 @@ def rows(root, device="cpu"):
         return {row["entry"]: row for row in csv.DictReader(f)}
 
 
+# A recipe: the whole file is one example; its cells share one process.
+RECIPE = {
+    "zh": "# %% [markdown]\n# # 测试实战\n\n# %%\nx = 2\nprint(x)\n\n# %% [markdown]\n# 下一步。\n\n# %%\nprint(x * 21)  # 同一进程\n",
+    "en": "# %% [markdown]\n# # Test recipe\n\n# %%\nx = 2\nprint(x)\n\n# %% [markdown]\n# Next.\n\n# %%\nprint(x * 21)  # same process\n",
+}
+
+
+def write_recipe(docs, name: str, recipe: dict[str, str]) -> None:
+    for lang, text in recipe.items():
+        (docs / lang / "recipes").mkdir(parents=True, exist_ok=True)
+        (docs / lang / "recipes" / f"{name}.py").write_text(text, "utf-8")
+
+
 @early
 def filled(root):
     """One --update-output run over a site; returns the run and both languages' pages after it."""
     docs = write_site(root, {"site": "# 测试页\n" + FILL + RECORD}).parent
+    write_recipe(docs, "recipe", RECIPE)
     proc = run_pytest(root, "--update-output", "-m", "cpu", "--workers", "1")
-    return proc, {lang: (docs / lang / "site.md").read_text("utf-8") for lang in ("zh", "en")}
+    pages = {lang: (docs / lang / "site.md").read_text("utf-8") for lang in ("zh", "en")}
+    recipes = {lang: (docs / lang / "recipes" / "recipe.py").read_text("utf-8") for lang in ("zh", "en")}
+    return proc, pages, recipes
 
 
 def test_update_output_writes_what_ran_into_both_languages(filled):
-    proc, texts = filled
+    proc, texts, _ = filled
     assert proc.returncode == 0, proc.stdout
     for text in texts.values():
         assert "print(x)\n#> tensor([0, 1, 2])\nfor i in range(2):\n    print(i)\n#> 0\n#> 1\n" in text
@@ -122,10 +138,28 @@ def test_update_output_writes_what_ran_into_both_languages(filled):
 
 
 def test_update_output_keeps_lines_written_for_a_device_that_did_not_run(filled):
-    _, texts = filled
+    _, texts, _ = filled
     # A shared line follows the run; a line written for CUDA alone stays until a GPU run rewrites it.
     assert "print(torch.ones(1).sum().item())\n#> 1.0\n" in texts["en"]
     assert "#cpu> cpu\n#cuda> cuda\n" in texts["en"]
+
+
+def test_a_recipe_runs_as_one_program_and_gets_its_output_lines(filled):
+    _, _, recipes = filled
+    assert "print(x)\n#> 2\n" in recipes["zh"] and "print(x * 21)  # 同一进程\n#> 42\n" in recipes["zh"]
+    assert "print(x * 21)  # same process\n#> 42\n" in recipes["en"] and "# Next." in recipes["en"]
+
+
+def test_a_recipe_whose_output_changed_fails_at_its_line(inner):
+    docs = write_site(inner.path, {})
+    broken = {lang: text.replace("print(x)\n", "print(x)\n#> 3\n") for lang, text in RECIPE.items()}
+    write_recipe(docs.parent, "recipe", broken)
+    result = inner.runpytest_inprocess("-m", "cpu", "--workers", "1")
+    assert result.ret != 0
+    out = str(result.stdout)
+    assert "FAILED docs/zh/recipes/recipe.py::recipe-recipe[cpu]" in out
+    # Reported at the statement whose output changed (line 6 of the file), with the diff.
+    assert "docs/zh/recipes/recipe.py:6: [recipe-recipe] RUN001" in out and "-3" in out and "+2" in out, out
 
 
 def test_a_changed_example_makes_its_row_stale(probe_run, tmp_path):

@@ -3,46 +3,21 @@ requests, and (in Chromium) search answering real queries and a language switch 
 reader's place."""
 
 import json
-import os
 import re
-import socket
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from conftest import early
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from cheatsheet import ROOT
-from cheatsheet.browser import CHROMIUM, chromium, serve
+from cheatsheet.pages import site_files
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@early
-def site(tmp: Path):
-    """Build both languages with --strict, as `mkdocs build` does, into a temporary site/."""
-    site_dir = tmp / "site"
-    port = _free_port()
-    env = dict(os.environ, NO_MKDOCS_2_WARNING="1", SITE_URL=f"http://127.0.0.1:{port}/")
-    proc = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site_dir)],
-        cwd=ROOT, env=env, capture_output=True, text=True,
-    )
-    assert proc.returncode == 0, proc.stderr[-5000:]
-    return site_dir, port
-
-
 def _pages(lang: str) -> list[str]:
     docs = ROOT / "docs" / lang
-    return sorted(str(p.relative_to(docs).with_suffix("")) for p in docs.rglob("*.md"))
+    return sorted(str(p.relative_to(docs).with_suffix("")) for p in site_files(docs))
 
 
 @pytest.mark.parametrize("lang,prefix", [("zh", ""), ("en", "en/")])
@@ -90,27 +65,6 @@ def test_no_third_party_urls_in_built_pages(site):
 # --- in a browser -------------------------------------------------------------
 
 
-@pytest.fixture(scope="session")
-def browser(site):
-    if not Path(CHROMIUM).exists():
-        if os.environ.get("CHEATSHEET_REQUIRE_BROWSER"):
-            pytest.fail(f"{CHROMIUM} is missing (apt-get install -y chromium)")
-        pytest.skip(f"{CHROMIUM} is not installed: apt-get install -y chromium to run the browser checks")
-
-    site_dir, port = site
-    with serve(site_dir, port) as base, chromium() as browser:
-        yield browser, base
-
-
-@pytest.fixture
-def browser_page(browser):
-    """A fresh page; also returns the set of hosts it sent requests to."""
-    chromium, base = browser
-    page = chromium.new_page()
-    requested_hosts = set()
-    page.on("request", lambda request: requested_hosts.add(request.url.split("/")[2]))
-    yield page, base, requested_hosts
-    page.close()
 
 
 @pytest.fixture(scope="module")
@@ -173,11 +127,59 @@ def test_language_switch_keeps_page_and_entry(browser_page):
     assert page.url == base + "gpu-memory/#cuda-empty-cache"
 
 
+def _first_recipe() -> str:
+    from cheatsheet import DOCS
+
+    return sorted(p.stem for p in (DOCS / "zh" / "recipes").glob("*.py"))[0]
+
+
+def test_language_switch_works_on_a_recipe_page(browser_page):
+    page, base, _ = browser_page
+    page.route("**/search_index.json", lambda route: route.abort())
+    recipe = _first_recipe()
+    page.goto(f"{base}recipes/{recipe}/")
+    page.hover(".md-header__option .md-select")
+    page.click("a.md-select__link[hreflang=en]")
+    page.wait_for_url(f"**/en/recipes/{recipe}/")
+    assert page.locator(".jupyter-wrapper h1").count() == 1 and not CJK.search(page.locator(".jupyter-wrapper h1").inner_text())
+
+
 def test_pages_load_nothing_from_other_hosts(browser_page):
     page, base, requested_hosts = browser_page
     page.goto(base + "gpu-memory/")
     page.goto(base + "en/")
+    page.goto(f"{base}recipes/{_first_recipe()}/")  # mkdocs-jupyter's template
     assert requested_hosts == {base.split("/")[2]}
+
+
+def _luminance(css_color: str) -> float:
+    r, g, b = (int(v) for v in re.findall(r"\d+", css_color)[:3])
+    return (0.2126 * r + 0.7152 * g + 0.0722 * b) / 255
+
+
+@pytest.mark.parametrize("scheme", ["default", "slate"])
+def test_recipe_cells_follow_the_colour_scheme(browser_page, scheme):
+    """mkdocs-jupyter's cells take Material's light (default) or dark (slate) scheme: code and
+    prose stay readable against their background in both."""
+    page, base, _ = browser_page
+    page.route("**/search_index.json", lambda route: route.abort())
+    page.emulate_media(color_scheme="dark" if scheme == "slate" else "light")
+    page.goto(f"{base}recipes/{_first_recipe()}/")
+    assert page.get_attribute("body", "data-md-color-scheme") == scheme
+    colours = page.evaluate("""() => {
+        const style = el => getComputedStyle(el);
+        const code = document.querySelector('.jupyter-wrapper .jp-CodeCell .highlight-ipynb, .jupyter-wrapper .jp-CodeCell pre');
+        const prose = document.querySelector('.jupyter-wrapper .jp-MarkdownCell p');
+        let bg = code, colour = 'rgba(0, 0, 0, 0)';
+        while (bg && (colour = style(bg).backgroundColor) === 'rgba(0, 0, 0, 0)') bg = bg.parentElement;
+        let page = document.querySelector('.md-main'), pageBg = 'rgba(0, 0, 0, 0)';
+        while (page && (pageBg = style(page).backgroundColor) === 'rgba(0, 0, 0, 0)') page = page.parentElement;
+        return {code: colour, codeText: style(code.querySelector('span') || code).color, prose: style(prose).color, page: pageBg};
+    }""")
+    dark = scheme == "slate"
+    assert (_luminance(colours["code"]) < 0.35) == dark, colours
+    assert (_luminance(colours["prose"]) > 0.6) == dark, colours
+    assert abs(_luminance(colours["codeText"]) - _luminance(colours["code"])) > 0.3, colours
 
 
 def test_home_page_states_what_the_record_holds(site):

@@ -9,7 +9,7 @@ import pytest
 
 from cheatsheet import ROOT, SNIPPETS
 from cheatsheet.checks import check_site
-from cheatsheet.scaffold import ScaffoldError, new_entry
+from cheatsheet.scaffold import ScaffoldError, new_entry, new_recipe
 from cheatsheet.translations import stale_entries
 
 PAGE_PAIR = ROOT / "tests" / "fixtures" / "rules" / "ENTRY008"  # any valid-shaped zh/en page pair
@@ -40,9 +40,17 @@ def test_duplicate_or_malformed_id_is_refused(tmp_path):
         new_entry(tmp_path, "other", "Not_An_Id")
 
 
+def test_recipe_stub_is_flagged_only_as_unfinished(tmp_path, inspect_names):
+    new_recipe(tmp_path, "train-something")
+    problems = [p for _, p in check_site(tmp_path, SNIPPETS, inspect_names)]
+    assert {(p.code, p.entry_id) for p in problems} == {("ENTRY010", "recipe-train-something")}
+    with pytest.raises(ScaffoldError, match="already exists"):
+        new_recipe(tmp_path, "train-something")
+
+
 def test_cli_lists_its_commands():
     out = subprocess.run([sys.executable, "-m", "cheatsheet", "--help"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
-    for command in ("new", "fill", "check", "status", "lint-zh", "record", "bench"):
+    for command in ("new", "new-recipe", "fill", "check", "status", "lint-zh", "record", "bench"):
         assert command in out
 
 
