@@ -8,6 +8,7 @@
     lint-zh [--fix]               Chinese copywriting (spacing, punctuation)
     record [--prune] [--merge DIR ...]
                                   the verification record: what ran where, and whether it is current
+    pdf [SITE_DIR]                the printable cheat sheet of a built site (A4 landscape, per language)
     bench [--suite [--against REV] [--scale F]] [--search]
                                   build time, index sizes, suite time and phases
 """
@@ -115,6 +116,14 @@ def cmd_bench(args) -> int:
     return 0
 
 
+def cmd_pdf(args) -> int:
+    from .pdf import build_pdfs
+
+    for path in build_pdfs(Path(args.site_dir)):
+        print(display(path))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m cheatsheet", description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__.split("\n\n", 1)[1])
@@ -141,6 +150,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--prune", action="store_true", help="drop rows whose entry changed since they were written")
     p.add_argument("--merge", nargs="+", metavar="DIR", help="fold record parts (folders with cpu.csv / cuda.csv) into --dir")
     p.set_defaults(run=cmd_record)
+    p = sub.add_parser("pdf", help="the printable cheat sheet of a built site, one PDF per language")
+    p.add_argument("site_dir", nargs="?", default=str(ROOT / "site"))
+    p.set_defaults(run=cmd_pdf)
     p = sub.add_parser("bench", help="build time, index sizes; --suite: the test suite; --search: search ranks")
     p.add_argument("--suite", action="store_true", help="time one run of the test suite, with its phases")
     p.add_argument("--against", metavar="REV", help="with --suite: time the test suite of an earlier commit too")

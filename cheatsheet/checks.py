@@ -138,6 +138,11 @@ class _Checker:
             if fence.has_output and fence.lang not in ("markdown", "md"):  # a markdown fence shows page source
                 self.add(page.path, fence.line, None, "ENTRY013",
                          "a fence with output lines outside any entry is never run, so its output is never checked. Move it into an entry's example, or drop the `#>` lines.")
+        for section in page.sections:
+            if section.id is None:
+                self.add(page.path, section.line, None, "PAGE001",
+                         f"the ## heading `{section.title}` has no explicit id. End it with `{{ #section-in-english }}`, "
+                         "the same on the other language's page, so links and the language switch keep the reader's place.")
         for entry in page.entries:
             self.entry(page, entry, labels)
 
@@ -205,6 +210,13 @@ class _Checker:
             self.add(en.path, 1, en.entries[0], "PAIR003",
                      f"cells ({len(cells(en.text))}) differ from those of {display(zh.path)} ({len(cells(zh.text))}). "
                      "Both languages have the same `# %%` cells in the same order; translate only the Markdown cells and comments.")
+        zh_sections, en_sections = [x.id for x in zh.sections], [x.id for x in en.sections]
+        if zh_sections != en_sections:
+            first = next((i for i, (a, b) in enumerate(zip(zh_sections, en_sections)) if a != b), min(len(zh_sections), len(en_sections)))
+            line = en.sections[first].line if first < len(en.sections) else 1
+            self.add(en.path, line, None, "PAIR004",
+                     f"section ids {en_sections} here, {zh_sections} in {display(zh.path)}. "
+                     "Both languages have the same ## sections, in the same order, with the same `{ #id }`.")
         zh_ids, en_ids = [e.label for e in zh.entries], [e.label for e in en.entries]
         for entry in zh.entries:
             if entry.label not in en_ids:

@@ -147,6 +147,13 @@ class Entry:
         return h.hexdigest()[:16]
 
 
+@dataclass(frozen=True)
+class Section:
+    line: int
+    id: str | None  # the explicit `{ #id }`: the same in both languages, so links and the language switch keep it
+    title: str
+
+
 @dataclass(eq=False)
 class Page:
     path: Path
@@ -155,6 +162,7 @@ class Page:
     outside: list[Fence]  # fences outside any entry
     text: str
     kind: str = "topic"  # or "recipe"
+    sections: list[Section] = field(default_factory=list)  # the ## headings
 
     def entry(self, entry_id: str) -> Entry | None:
         return next((e for e in self.entries if e.id == entry_id), None)
@@ -178,11 +186,24 @@ def parse_fence_info(info: str) -> tuple[str, frozenset[str], dict[str, str]]:
 _markdown = MarkdownIt("commonmark")
 
 
+def _blank_front_matter(text: str) -> str:
+    """YAML front matter (`---` ... `---`) as blank lines: CommonMark would read it as a heading,
+    and blank lines keep the line numbers."""
+    lines = text.split("\n")
+    if lines[0].strip() != "---":
+        return text
+    end = next((i for i in range(1, len(lines)) if lines[i].strip() == "---"), None)
+    if end is None:
+        return text
+    return "\n" * (end + 1) + "\n".join(lines[end + 1:])
+
+
 def parse_text(path: Path, text: str, lang: str) -> Page:
     labels = LABELS[lang]
-    tokens = _markdown.parse(text)
+    tokens = _markdown.parse(_blank_front_matter(text))
     entries: list[Entry] = []
     outside: list[Fence] = []
+    sections: list[Section] = []
     entry: Entry | None = None
     for i, tok in enumerate(tokens):
         if tok.type == "heading_open":
@@ -190,6 +211,9 @@ def parse_text(path: Path, text: str, lang: str) -> Page:
                 entry.end_line = tok.map[0]
             title = tokens[i + 1].content
             entry = None  # any other heading ends the entry
+            if tok.tag == "h2":
+                m = HEADING_ID.search(title)
+                sections.append(Section(tok.map[0] + 1, m.group(1) if m else None, HEADING_ID.sub("", title).strip()))
             if tok.tag == "h3":
                 m = HEADING_ID.search(title)
                 aliases = ALIASES.search(m.group(2)) if m else None
@@ -220,7 +244,7 @@ def parse_text(path: Path, text: str, lang: str) -> Page:
                     entry.fields.setdefault(key, tok.map[0] + 1)
     if entry is not None:
         entry.end_line = len(text.splitlines())
-    return Page(path, lang, entries, outside, text)
+    return Page(path, lang, entries, outside, text, sections=sections)
 
 
 CELL_MARKER = re.compile(r"^# %%(.*)$", re.M)

@@ -31,6 +31,8 @@ RULES: dict[str, tuple[str, str]] = {
     "PAIR001": ("check", "page exists in one language only"),
     "PAIR002": ("check", "entry ids differ between languages"),
     "PAIR003": ("check", "code differs between languages"),
+    "PAIR004": ("check", "section ids differ between languages"),
+    "PAGE001": ("check", "section heading has no explicit id"),
     "CODE001": ("check", "code does not parse"),
     "CODE002": ("check", "name or command does not exist"),
     "CODE003": ("check", "deprecated API"),

@@ -236,7 +236,15 @@ def test_the_suite_runs_through_ci_run_and_pages_are_sharded():
 
 def test_the_docs_build_installs_no_torch():
     scripts = " ".join(script for _, script in _runs(GITHUB / "workflows" / "docs.yml"))
-    assert ".ci/setup docs" in scripts and "torch" not in scripts
+    assert ".ci/setup pdf" in scripts and "torch" not in scripts
+    assert "python -m cheatsheet pdf site" in scripts, "the Pages artifact carries the printable PDFs"
+
+
+def test_the_pdf_profile_installs_no_torch():
+    setup = (ROOT / ".ci" / "setup").read_text("utf-8")
+    profile = setup[setup.index('if [ "$profile" = pdf ]'):]
+    profile = profile[: profile.index("fi\n") + 2]
+    assert "--group docs --group pdf" in profile and "requirements" not in profile and "torch" not in profile
 
 
 def test_self_hosted_jobs_wait_for_an_approved_environment():

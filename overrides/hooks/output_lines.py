@@ -1,0 +1,12 @@
+"""MkDocs hook: mark the output lines of highlighted code (`#>`, `#cpu>`, `#cuda>`) so that the
+stylesheet shows them as output and the copy button leaves them out (the copied code still runs:
+they are comments)."""
+
+import re
+
+# One whole output line as Pygments renders it: optional indentation, the comment, the newline.
+OUTPUT_LINE = re.compile(r'((?:<span class="w">[ \t]*</span>)?<span class="c1">#(?:cpu|cuda)?&gt;[^<]*</span>\n?)')
+
+
+def on_page_content(html, page, config, files):
+    return OUTPUT_LINE.sub(r'<span class="output-line">\1</span>', html)

@@ -1,0 +1,281 @@
+"""Reading the site as a cheat sheet: the at-a-glance views, output lines, the language switch
+after instant navigation, phones, accessibility (axe-core) and the 404 pages."""
+
+import html
+import re
+import subprocess
+import sys
+
+import pytest
+
+from cheatsheet import DOCS, ROOT
+from cheatsheet.pages import parse_page, site_files
+
+AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
+LANGS = {"zh": "", "en": "en/"}
+
+
+def _topics(lang):
+    pages = [parse_page(p, lang) for p in site_files(DOCS / lang)]
+    return [p for p in pages if p.entries and p.kind == "topic"]
+
+
+def _built(site, lang, page) -> str:
+    site_dir, _ = site
+    rel = page.path.relative_to(DOCS / lang).with_suffix("")
+    return (site_dir / LANGS[lang] / rel / "index.html").read_text("utf-8")
+
+
+# --- generated views, in the built HTML ---------------------------------------------------
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_topic_page_opens_with_its_entries_at_a_glance(site, lang):
+    for page in _topics(lang):
+        built = _built(site, lang, page)
+        table = re.search(r'<details class="at-a-glance[ "].*?</details>', built, re.S)
+        assert table, f"{page.path.name}: no at-a-glance table"
+        rows = re.findall(r'<tr><td><a href="#([^"]+)">.*?</a></td><td><code>(.*?)</code></td></tr>', table.group(0), re.S)
+        assert [r[0] for r in rows] == [e.id for e in page.entries], page.path.name
+        assert [html.unescape(r[1]) for r in rows] == [e.code_line.code.rstrip() for e in page.entries], page.path.name
+        assert table.start() < built.index(f'id="{page.entries[0].id}"'), "the table comes before the first entry"
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_all_idioms_lists_every_entry_and_recipe(site, lang):
+    site_dir, _ = site
+    built = (site_dir / LANGS[lang] / "all" / "index.html").read_text("utf-8")
+    links = re.findall(r'<tr><td><a href="([^"]+)">', built)
+    entries = [(p, e) for p in _topics(lang) for e in p.entries]
+    recipes = sorted((DOCS / lang / "recipes").glob("*.py"))
+    assert len(links) == len(entries) + len(recipes)
+    for link in links:  # every link lands on a built page, and on the entry's anchor there
+        target, _, anchor = link.partition("#")
+        path = (site_dir / LANGS[lang] / "all" / target).resolve() / "index.html"
+        assert path.is_file(), link
+        assert not anchor or f'id="{anchor}"' in path.read_text("utf-8"), link
+
+
+def test_all_idioms_page_is_not_in_the_search_index(site):
+    import json
+
+    site_dir, _ = site
+    for prefix in LANGS.values():
+        index = json.loads((site_dir / prefix / "search" / "search_index.json").read_text("utf-8"))
+        assert not [d["location"] for d in index["docs"] if d["location"].startswith("all/")]
+        assert not [d for d in index["docs"] if "at-a-glance" in d["text"]]
+
+
+# --- in a browser ---------------------------------------------------------------------------
+
+
+def _no_search(page):
+    page.route("**/search_index.json", lambda route: route.abort())
+
+
+@pytest.mark.parametrize("lang,word", [("zh", "显存"), ("en", "freeze")])
+def test_all_idioms_filters_as_you_type(browser_page, lang, word):
+    page, base, _ = browser_page
+    _no_search(page)
+    page.goto(base + LANGS[lang] + "all/")
+    total = page.locator(".all-idioms tbody tr").count()
+    page.fill(".idiom-filter", word)
+    shown = page.locator(".all-idioms tbody tr:not([hidden])")
+    assert 0 < shown.count() < total
+    assert all(word in text.lower() for text in shown.all_inner_texts())
+    page.fill(".idiom-filter", "")
+    assert page.locator(".all-idioms tbody tr:not([hidden])").count() == total
+
+
+def test_output_lines_look_like_output_and_stay_out_of_the_copied_code(browser_page, tmp_path):
+    page, base, _ = browser_page
+    _no_search(page)
+    page.goto(base + "en/tensors/")
+    example = page.locator("pre:has(.output-line) code").first
+    colours = example.evaluate("""code => ({
+        output: getComputedStyle(code.querySelector('.output-line .c1')).color,
+        comment: [...code.querySelectorAll('.c1')].filter(c => !c.closest('.output-line')).map(c => getComputedStyle(c).color)[0]
+            || getComputedStyle(document.body).getPropertyValue('--md-code-hl-comment-color'),
+    })""")
+    assert colours["output"] != colours["comment"], colours
+    # What Material's copy button copies: the code's innerText while [data-md-copying] is set.
+    copied = example.evaluate("""code => {
+        code.setAttribute('data-md-copying', '');
+        const text = code.innerText;
+        code.removeAttribute('data-md-copying');
+        return text;
+    }""")
+    shown = example.inner_text()
+    assert "#>" in shown and "#>" not in copied
+    assert [line for line in shown.splitlines() if not line.lstrip().startswith("#>")] == copied.rstrip("\n").splitlines()
+    script = tmp_path / "copied.py"
+    script.write_text(copied, "utf-8")
+    run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+
+
+def _switch(page, lang):
+    page.hover(".md-header__option .md-select")
+    page.click(f"a.md-select__link[hreflang={lang}]")
+    page.wait_for_load_state()
+
+
+def test_language_switch_keeps_the_place_after_instant_navigation(browser_page):
+    page, base, _ = browser_page
+    _no_search(page)
+    page.goto(base)
+    page.click(".md-sidebar--primary a[href$='gpu-memory/']")
+    page.wait_for_url("**/gpu-memory/")
+    page.click(".md-sidebar--secondary a[href$='#cuda-empty-cache']")
+    page.wait_for_url("**/gpu-memory/#cuda-empty-cache")
+    _switch(page, "en")
+    page.wait_for_url("**/en/gpu-memory/#cuda-empty-cache")
+    # back in Chinese, by instant navigation to another page, then back/forward
+    _switch(page, "zh")
+    page.wait_for_url(re.compile(r".*/(?<!en/)gpu-memory/#cuda-empty-cache$"))
+    page.click(".md-sidebar--primary a[href$='training/']")
+    page.wait_for_url("**/training/")
+    page.go_back()
+    page.wait_for_url(re.compile(r".*/gpu-memory/#cuda-empty-cache$"))
+    _switch(page, "en")
+    page.wait_for_url("**/en/gpu-memory/#cuda-empty-cache")
+    assert page.url == base + "en/gpu-memory/#cuda-empty-cache"
+
+
+def test_language_switch_keeps_a_section(browser_page):
+    page, base, _ = browser_page
+    _no_search(page)
+    page.goto(base + "training/#learning-rate-schedules")
+    _switch(page, "en")
+    page.wait_for_url("**/en/training/#learning-rate-schedules")
+    assert page.locator("h2#learning-rate-schedules").count() == 1
+
+
+def test_language_switch_keeps_the_place_after_a_search_click(browser_page):
+    page, base, _ = browser_page
+    page.goto(base + "en/")
+    page.click("input.md-search__input")
+    page.keyboard.type("empty_cache")
+    page.keyboard.press("End")
+    result = page.locator(".md-search-result__item a[href*='/en/gpu-memory/']:visible").first
+    result.wait_for(timeout=60_000)
+    result.click()
+    page.wait_for_url("**/en/gpu-memory/**")
+    here = page.evaluate("location.pathname + location.hash")
+    _switch(page, "zh")
+    page.wait_for_url(base.rstrip("/") + here.replace("/en/", "/", 1))
+
+
+def test_language_switch_keeps_the_colour_scheme(browser_page):
+    page, base, _ = browser_page
+    # No _no_search(page) here: Material's palette stops switching once the search worker fails.
+    page.emulate_media(color_scheme="light")
+    page.goto(base + "tensors/")
+    assert page.get_attribute("body", "data-md-color-scheme") == "default"
+    page.click("[data-md-component=palette] label:visible")
+    assert page.get_attribute("body", "data-md-color-scheme") == "slate"
+    _switch(page, "en")
+    page.wait_for_url("**/en/tensors/")
+    assert page.get_attribute("body", "data-md-color-scheme") == "slate"
+
+
+def test_code_fits_a_phone(browser):
+    chromium, base = browser
+    page = chromium.new_page(viewport={"width": 390, "height": 844})
+    _no_search(page)
+    try:
+        for path in ("gpu-memory/", "en/gpu-memory/"):
+            page.goto(base + path)
+            problems = page.evaluate("""() => [...document.querySelectorAll('.md-content pre > code')].flatMap(code => {
+                const out = [];
+                if (code.scrollWidth > code.clientWidth + 1) out.push(`scrolls ${code.scrollWidth - code.clientWidth}px: ${code.innerText.slice(0, 60)}`);
+                const button = code.parentElement.querySelector('.md-clipboard');
+                if (button) {
+                    const textRight = code.getBoundingClientRect().right - parseFloat(getComputedStyle(code).paddingRight);
+                    if (textRight > button.getBoundingClientRect().left + 1) out.push(`under the copy button: ${code.innerText.slice(0, 60)}`);
+                }
+                return out;
+            })""")
+            assert not problems, (path, problems)
+    finally:
+        page.close()
+
+
+def _first_recipe() -> str:
+    return sorted(p.stem for p in (DOCS / "zh" / "recipes").glob("*.py"))[0]
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("lang", LANGS)
+def test_no_serious_accessibility_violations(browser_page, lang, scheme):
+    """axe-core, WCAG 2 A and AA: no serious or critical violation on the home, a topic, the
+    all-idioms and a recipe page."""
+    if not AXE.is_file():
+        pytest.fail(f"{AXE} is missing: run npm ci")
+    page, base, _ = browser_page
+    _no_search(page)
+    page.emulate_media(color_scheme=scheme)
+    found = {}
+    for path in ("", "gpu-memory/", "all/", f"recipes/{_first_recipe()}/"):
+        page.goto(base + LANGS[lang] + path)
+        page.add_script_tag(path=str(AXE))
+        violations = page.evaluate("""async () => (await axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa']}}))
+            .violations.filter(v => ['serious', 'critical'].includes(v.impact))
+            .map(v => `${v.id} (${v.nodes.length}): ${v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(' | ')}`)""")
+        if violations:
+            found[path or "/"] = violations
+    assert not found, found
+
+
+@pytest.mark.parametrize("lang,missing,heading", [
+    ("zh", "no-such-page/", "找不到"),
+    ("en", "en/no-such-page/", "not found"),
+])
+def test_a_missing_page_answers_in_the_readers_language(browser_page, lang, missing, heading):
+    """Served like GitHub Pages: every missing path gets the root 404.html."""
+    page, base, _ = browser_page
+    _no_search(page)
+    response = page.goto(base + missing)
+    assert response.status == 404
+    page.wait_for_function(f"document.documentElement.lang === '{lang}'")
+    page.wait_for_selector("h1")
+    assert heading in page.locator("article h1").inner_text().lower()
+    assert page.locator("input.md-search__input").count() == 1
+    home = page.locator("article a.home-link")
+    assert home.count() == 1
+    home.click()
+    page.wait_for_url(base + LANGS[lang])
+
+
+def test_printable_cheat_sheet(site, browser, tmp_path):
+    """`python -m cheatsheet pdf`: one A4-landscape PDF per language, linked from the home page,
+    holding every entry's code line, at most 8 pages, fonts embedded."""
+    import shutil
+
+    from pypdf import PdfReader
+
+    from cheatsheet.pdf import build_pdfs
+
+    site_dir, _ = site
+    copy = tmp_path / "site"
+    shutil.copytree(site_dir, copy)  # the shared site stays as built
+    for path in build_pdfs(copy, browser[0]):
+        lang = path.stem.rsplit("-", 1)[1]
+        reader = PdfReader(path)
+        assert len(reader.pages) <= 8, f"{path.name}: {len(reader.pages)} pages"
+        box = reader.pages[0].mediabox
+        assert (round(float(box.width)), round(float(box.height))) == (842, 595), "A4 landscape"
+        for page in reader.pages:
+            for font in (page["/Resources"].get("/Font") or {}).values():
+                font = font.get_object()
+                if font["/Subtype"] == "/Type0":  # Type3 fonts carry their glyphs inline
+                    descriptor = font["/DescendantFonts"][0].get_object()["/FontDescriptor"].get_object()
+                    assert {"/FontFile", "/FontFile2", "/FontFile3"} & set(descriptor), f"{font['/BaseFont']} not embedded"
+        text = "".join(page.extract_text() for page in reader.pages)
+        if lang == "zh":
+            assert len(re.findall(r"[\u2e80-\u9fff]", text)) > 5000, "the Chinese text is there"
+        printable = re.sub(r"[^\x21-\x7e]", "", text)  # code lines, compared without spaces and CJK comments
+        missing = [e.id for p in _topics(lang) for e in p.entries if re.sub(r"[^\x21-\x7e]", "", e.code_line.code) not in printable]
+        assert not missing, missing
+        home = (site_dir / LANGS[lang] / "index.html").read_text("utf-8")
+        assert f'href="{path.name}"' in home
