@@ -8,6 +8,7 @@
     lint-zh [--fix]               Chinese copywriting (spacing, punctuation)
     record [--prune] [--merge DIR ...]
                                   the verification record: what ran where, and whether it is current
+    api-docs [--check]            each entry's main API and its documentation page (verification/api-docs.csv)
     pdf [SITE_DIR]                the printable cheat sheet of a built site (A4 landscape, per language)
     bench [--suite [--against REV] [--scale F]] [--search]
                                   build time, index sizes, suite time and phases
@@ -116,6 +117,21 @@ def cmd_bench(args) -> int:
     return 0
 
 
+def cmd_api_docs(args) -> int:
+    from .api_docs import dump, table
+
+    path = VERIFICATION / "api-docs.csv"
+    fresh = dump(table(DOCS))
+    if args.check:
+        if not path.is_file() or path.read_text("utf-8") != fresh:
+            print(f"{display(path)} is not what the installed torch resolves. Run: python -m cheatsheet api-docs", file=sys.stderr)
+            return 1
+        return 0
+    path.write_text(fresh, "utf-8")
+    print(f"{display(path)}: {fresh.count(chr(10)) - 1} entries linked to their documentation")
+    return 0
+
+
 def cmd_pdf(args) -> int:
     from .pdf import build_pdfs
 
@@ -150,6 +166,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--prune", action="store_true", help="drop rows whose entry changed since they were written")
     p.add_argument("--merge", nargs="+", metavar="DIR", help="fold record parts (folders with cpu.csv / cuda.csv) into --dir")
     p.set_defaults(run=cmd_record)
+    p = sub.add_parser("api-docs", help="each entry's main API and its documentation page")
+    p.add_argument("--check", action="store_true", help="fail if the committed file is out of date")
+    p.set_defaults(run=cmd_api_docs)
     p = sub.add_parser("pdf", help="the printable cheat sheet of a built site, one PDF per language")
     p.add_argument("site_dir", nargs="?", default=str(ROOT / "site"))
     p.set_defaults(run=cmd_pdf)

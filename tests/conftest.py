@@ -151,6 +151,9 @@ def outcome(output: str, test: str) -> str:
     raise AssertionError(f"{test} not in the report:\n{output}")
 
 
+REPO_URL = "https://github.com/example/pytorch-cheatsheet"
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -162,7 +165,8 @@ def site(tmp: Path):
     """Build both languages with --strict, as `mkdocs build` does, into a temporary site/."""
     site_dir = tmp / "site"
     port = _free_port()
-    env = dict(os.environ, NO_MKDOCS_2_WARNING="1", SITE_URL=f"http://127.0.0.1:{port}/")
+    # REPO_URL: a stand-in repository, so that the build renders the links that need one.
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1", SITE_URL=f"http://127.0.0.1:{port}/", REPO_URL=REPO_URL)
     proc = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site_dir)],
         cwd=ROOT, env=env, capture_output=True, text=True,

@@ -279,3 +279,87 @@ def test_printable_cheat_sheet(site, browser, tmp_path):
         assert not missing, missing
         home = (site_dir / LANGS[lang] / "index.html").read_text("utf-8")
         assert f'href="{path.name}"' in home
+
+
+# --- entry chrome: the record, the API docs, report a problem -----------------------------
+
+
+def test_api_docs_file_is_what_the_installed_torch_resolves():
+    proc = subprocess.run([sys.executable, "-m", "cheatsheet", "api-docs", "--check"], cwd=ROOT, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+
+
+@pytest.mark.parametrize("code,override,first", [
+    ("x.view(2, 3)", None, "torch.Tensor.view"),
+    ("model.eval()", None, "torch.nn.Module.eval"),
+    ("mask = torch.ones(n, n, dtype=torch.bool).tril()", None, "torch.Tensor.tril"),
+    ("loss = F.cross_entropy(logits, target)", None, "torch.nn.functional.cross_entropy"),
+    ("del out\ngc.collect()\ntorch.cuda.empty_cache()", None, "torch.Tensor.collect"),
+    ("backend = 'gloo'\ndist.init_process_group(backend)", None, "torch.distributed.init_process_group"),
+    ("x.view(2, 3)", "torch.reshape", "torch.reshape"),
+])
+def test_main_api_candidates(code, override, first):
+    from cheatsheet.api_docs import candidates
+
+    assert candidates(code, override)[0] == first
+
+
+def test_main_api_resolution_skips_what_torch_lacks():
+    """`del out; gc.collect(); torch.cuda.empty_cache()`: `torch.Tensor.collect` comes first and
+    does not exist, so the committed table (checked against torch above) names empty_cache."""
+    from cheatsheet import VERIFICATION
+    from cheatsheet.api_docs import load, url
+
+    links = load(VERIFICATION / "api-docs.csv")
+    assert links["free-references-before-empty-cache"]["api"] == "torch.cuda.empty_cache"
+    assert url("torch.cuda.empty_cache") == "https://docs.pytorch.org/docs/stable/generated/torch.cuda.empty_cache.html"
+    assert url("torch.distributed.barrier") == "https://docs.pytorch.org/docs/stable/distributed.html#torch.distributed.barrier"
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_entry_shows_what_the_record_says(site, lang):
+    from urllib.parse import parse_qs, urlsplit
+
+    from cheatsheet import SNIPPETS, VERIFICATION, api_docs, record
+    _, port = site
+    rows = {device: record.load(VERIFICATION, device) for device in record.DEVICES}
+    links = api_docs.load(VERIFICATION / "api-docs.csv")
+    not_run = {"zh": "CUDA：尚未在 GPU 上运行", "en": "CUDA: not yet run"}[lang]
+    for page in _topics(lang):
+        built = _built(site, lang, page)
+        repo = re.search(r'<a href="([^"]+)" title="[^"]*" class="md-source">', built).group(1)  # the build's REPO_URL
+        rel = page.path.relative_to(DOCS / lang).with_suffix("").as_posix()
+        for entry in page.entries:
+            chrome = re.search(rf'id="{entry.id}"[^>]*>.*?</h3>\s*<p class="entry-chrome" data-search-exclude>(.*?)</p>', built, re.S)
+            assert chrome, f"{page.path.name}#{entry.id}: no status line"
+            line = html.unescape(chrome.group(1))
+            cpu = rows["cpu"][entry.id][1]
+            assert cpu.hash == entry.code_hash(SNIPPETS), "the record is current (checked by test_record too)"
+            if cpu.result == "passed":
+                assert f"✓ CPU · PyTorch {cpu.torch} · {cpu.date}" in line, line
+            cuda = rows["cuda"].get(entry.id)
+            if cuda is None:
+                assert not_run in line, line
+            else:
+                assert cuda.torch in line and cuda.date in line, line
+            if entry.id in links:
+                assert f'href="{links[entry.id]["url"]}"' in chrome.group(1)
+            report = re.search(r'href="([^"]*/issues/new\?[^"]*)"', chrome.group(1))
+            assert report and report.group(1).startswith(repo + "/issues/new?"), line
+            query = parse_qs(urlsplit(html.unescape(report.group(1))).query)
+            assert query["template"] == ["wrong-entry.yml"]
+            assert query["entry"] == [f"http://127.0.0.1:{port}/{LANGS[lang]}{rel}/#{entry.id}"]
+
+
+def test_a_changed_entry_is_not_shown_as_verified():
+    import importlib.util
+
+    from cheatsheet.record import Row
+
+    spec = importlib.util.spec_from_file_location("entry_chrome", ROOT / "overrides" / "hooks" / "entry_chrome.py")
+    hook = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hook)
+    row = Row("tensors.md", "x", "passed", "aaaa", "2.13.0+cpu", "3.11.7", "AMD EPYC", "2026-12-01")
+    assert hook._status(hook.TEXT["en"], row, "aaaa", "cpu") == "✓ CPU · PyTorch 2.13.0+cpu · 2026-12-01"
+    assert hook._status(hook.TEXT["en"], row, "bbbb", "cpu") == "⚠ changed since last verified (2026-12-01)"
+    assert hook._status(hook.TEXT["en"], None, "bbbb", "cuda") == "CUDA: not yet run"

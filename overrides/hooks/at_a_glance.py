@@ -100,9 +100,11 @@ def on_page_markdown(markdown, page, config, files):
     parsed = next((p for f, p in pages if f is page.file), None)
     if parsed is None or parsed.kind == "recipe":
         return markdown
-    # Before the first ## or ### heading, i.e. right after the page's introduction.
-    first = min([s.line for s in parsed.sections] + [e.line for e in parsed.entries])
+    # Before the first ## or ### heading, i.e. right after the page's introduction; found by its
+    # text, since other hooks may have added lines above it.
+    first_line = min([s.line for s in parsed.sections] + [e.line for e in parsed.entries])
     lines = markdown.split("\n")
+    first = lines.index(parsed.text.split("\n")[first_line - 1]) + 1
     table = (f'<details class="at-a-glance abstract" open data-search-exclude>\n<summary>{text["summary"].format(n=len(parsed.entries))}</summary>\n'
              f"{_table(text, _rows(page.file, parsed, page))}\n</details>\n")
     return "\n".join(lines[: first - 1] + [table] + lines[first - 1:])
