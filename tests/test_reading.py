@@ -363,3 +363,19 @@ def test_a_changed_entry_is_not_shown_as_verified():
     assert hook._status(hook.TEXT["en"], row, "aaaa", "cpu") == "✓ CPU · PyTorch 2.13.0+cpu · 2026-12-01"
     assert hook._status(hook.TEXT["en"], row, "bbbb", "cpu") == "⚠ changed since last verified (2026-12-01)"
     assert hook._status(hook.TEXT["en"], None, "bbbb", "cuda") == "CUDA: not yet run"
+
+
+def test_entry_chrome_and_page_table_in_the_browser(browser_page):
+    """What a reader sees under a heading and at the top of a page, and where its links go."""
+    page, base, _ = browser_page
+    _no_search(page)
+    page.goto(base + "en/gpu-memory/")
+    table = page.locator("details.at-a-glance")
+    assert table.is_visible() and table.locator("tbody tr").count() == len(parse_page(DOCS / "en" / "gpu-memory.md", "en").entries)
+    table.locator("a[href$='#cuda-empty-cache']").click()
+    page.wait_for_url("**/en/gpu-memory/#cuda-empty-cache")
+    chrome = page.locator("h3#cuda-empty-cache + p.entry-chrome")
+    assert chrome.is_visible()
+    assert chrome.inner_text().startswith("✓ CPU · PyTorch ")
+    assert chrome.locator("a", has_text="API docs").get_attribute("href").endswith("/generated/torch.cuda.empty_cache.html")
+    assert "template=wrong-entry.yml" in chrome.locator("a", has_text="Report a problem").get_attribute("href")

@@ -22,6 +22,7 @@ TEXT = {
     "en": {"summary": "This page at a glance ({n} entries)", "task": "Task", "code": "Code line", "filter": "Type to filter, e.g. memory, freeze, view",
            "count": "{n} entries and {r} recipes", "recipes": "Recipes", "recipe": "complete program"},
 }
+SUMMARY_CHARS = {"zh": 60, "en": 120}  # the first sentence of 作用 / What it does, cut to this
 pages: list[tuple[object, object]] = []  # (mkdocs File, parsed Page) of every page with entries, in nav order
 
 
@@ -53,8 +54,14 @@ def _what(parsed, entry) -> str:
     if not line:
         return ""
     text = parsed.text.splitlines()[line - 1].strip().removeprefix("- ").removeprefix(LABELS[parsed.lang]["what"]).strip()
-    text = re.split(r"(?<=。)|(?<=[.;:])\s+(?=[A-Z`])", text, maxsplit=1)[0]
+    text = re.split(r"(?<=。)|(?<=[a-z)`]\.)\s+(?=[A-Z`])", text, maxsplit=1)[0]
     text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text).replace("**", "")
+    limit = SUMMARY_CHARS[parsed.lang]
+    if len(text) > limit:  # a cheat sheet line, not a paragraph: cut at a word, close no code span open
+        text = text[:limit].rsplit(" ", 1)[0] if parsed.lang == "en" else text[:limit]
+        if text.count("`") % 2:
+            text = text[: text.rindex("`")]
+        text = text.rstrip(" ,;:，；：、") + "…"
     parts = text.split("`")
     return "".join(f"<code>{html.escape(part)}</code>" if i % 2 else html.escape(part) for i, part in enumerate(parts))
 

@@ -62,6 +62,17 @@ def verification_line(root: Path, src: Path, lang: str) -> str:
     return text["ran"].format(runs=text["sep"].join(runs))
 
 
+# A recipe repeats the words of many entries (it uses them together); in search, the entry that
+# is about the idiom should come first, the recipe after it.
+RECIPE_SEARCH_BOOST = 0.3
+
+
+def on_page_markdown(markdown, page, config, files):
+    if _is_recipe(page):
+        page.meta.setdefault("search", {})["boost"] = RECIPE_SEARCH_BOOST  # read by Material's search plugin
+    return markdown
+
+
 def on_page_content(html, page, config, files):
     if not _is_recipe(page):
         return html
