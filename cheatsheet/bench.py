@@ -8,7 +8,8 @@
     python -m cheatsheet bench --suite --scale 1.5
                                           # the suite over a copy of the site grown to 1.5 times
                                           # its entries (Python-only pages copied under new ids)
-    python -m cheatsheet bench --search   # also the search queries, typed into Chromium
+    python -m cheatsheet bench --search   # also the search benchmark (200 queries) and each entry
+                                          # searched by its own task words, typed into Chromium
 
 Timings are wall-clock; run on an idle machine and compare like with like.
 """
@@ -142,31 +143,16 @@ def main(argv: list[str]) -> None:
 
 
 def search_hit_rate(site: Path) -> None:
-    """Type each query into the built site's search box; where does the answering entry rank?"""
+    """The search benchmark (search_eval.py) on the built site, then self-retrieval: every entry's
+    own task words in its language; the entries that do not come up in the first three are listed."""
+    from . import DOCS
     from .browser import chromium, serve
-    from .search_queries import QUERIES
+    from .search_eval import evaluate, load, report, self_queries
 
-    ranks: dict[str, list[int | None]] = {"zh": [], "en": []}
     with serve(site) as base, chromium() as browser:
-        for lang in ranks:
-            page = browser.new_page()  # one page per language: its worker builds the index once
-            page.goto(base + ("en/" if lang == "en" else ""))
-            page.click("input.md-search__input")
-            for query_lang, query, answers in QUERIES:
-                if query_lang != lang:
-                    continue
-                page.fill("input.md-search__input", "")
-                page.keyboard.type(query)
-                page.keyboard.press("End")  # CJK text typed by Playwright sends no key event; Material waits for one
-                time.sleep(1.5)  # let the result list settle after the last keystroke
-                links = page.eval_on_selector_all(".md-search-result__item a", "links => links.map(a => a.hash)")
-                entries = [link[1:] for link in links if link]  # entry links only (page links have no #anchor)
-                rank = next((i for i, entry in enumerate(entries, start=1) if entry in answers), None)
-                ranks[lang].append(rank)
-                if rank != 1:
-                    print(f"  {lang} {query!r}: answer at rank {rank}; first results {entries[:3]}")
-            page.close()
-    for lang, found in ranks.items():
-        top1 = sum(r == 1 for r in found)
-        top5 = sum(r is not None and r <= 5 for r in found)
-        print(f"search {lang}: answer first for {top1}/{len(found)} queries, in the first five for {top5}/{len(found)}")
+        print(report(evaluate(base, browser, load())))
+        selfs = evaluate(base, browser, self_queries(DOCS))
+        for lang, s in selfs.items():
+            print(f"self-retrieval {lang}: {s['n'] - len(s['misses'])}/{s['n']} entries in the first three for their own task words")
+            for q, results in s["misses"]:
+                print(f"  not found {lang} {next(iter(q.answers))}: {q.text!r} -> {results}")
