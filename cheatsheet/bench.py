@@ -10,6 +10,10 @@
                                           # its entries (Python-only pages copied under new ids)
     python -m cheatsheet bench --search   # also the search benchmark (200 queries) and each entry
                                           # searched by its own task words, typed into Chromium
+    python -m cheatsheet bench --search-scale 2000
+                                          # a site grown to 2000 entries per language (in a
+                                          # temporary folder): build time, index size, and how
+                                          # long the first search result takes in Chromium
 
 Timings are wall-clock; run on an idle machine and compare like with like.
 """
@@ -54,7 +58,8 @@ def grown_site(target: Path, scale: float) -> int:
     as <page>-copyN with every id suffixed, so the new entries are well formed and unique.
     Returns the number of entries per language."""
     shutil.copytree(DOCS, target)
-    pages = [p for p in site_pages(DOCS, "zh") if p.entries and not any(f.lang == "bash" for e in p.entries for f in e.examples)]
+    pages = [p for p in site_pages(DOCS, "zh")
+             if p.kind == "topic" and p.entries and not any(f.lang == "bash" for e in p.entries for f in e.examples)]
     total = sum(len(p.entries) for p in site_pages(DOCS, "zh"))
     goal, copy = total * scale, 0
     while total < goal:
@@ -134,6 +139,8 @@ def main(argv: list[str]) -> None:
             print(f"search index {lang}: {index.stat().st_size / 1024:.0f} KiB, {docs} documents")
         if "--search" in argv:
             search_hit_rate(site)
+    if "--search-scale" in argv:
+        search_at_scale(int(argv[argv.index("--search-scale") + 1]), env)
     if "--suite" in argv:
         if "--against" in argv:
             against(argv[argv.index("--against") + 1], env)
@@ -156,3 +163,38 @@ def search_hit_rate(site: Path) -> None:
             print(f"self-retrieval {lang}: {s['n'] - len(s['misses'])}/{s['n']} entries in the first three for their own task words")
             for q, results in s["misses"]:
                 print(f"  not found {lang} {next(iter(q.answers))}: {q.text!r} -> {results}")
+
+
+def search_at_scale(entries: int, env: dict) -> None:
+    """Grow the site to `entries` per language, build it (not --strict: the copies are not in the
+    nav), and time the first search result on a fresh page load, typing at once, per language."""
+    from .browser import chromium, serve
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        for name in ("mkdocs.yml", "mkdocs.en.yml"):
+            shutil.copy(ROOT / name, root / name)
+        for name in ("overrides", "snippets", "verification"):
+            shutil.copytree(ROOT / name, root / name)
+        total = grown_site(root / "docs", entries / sum(len(p.entries) for p in site_pages(DOCS, "zh")))
+        build = timed([str(BIN / "mkdocs"), "build", "-q", "-f", str(root / "mkdocs.yml"), "-d", str(root / "site")],
+                      env=dict(env, PYTHONWARNINGS="ignore"))
+        print(f"grown site: {total} entries per language, built in {build:.1f} s")
+        queries = {"zh": "显存", "en": "memory"}
+        with serve(root / "site") as base, chromium() as browser:
+            for lang, prefix in (("zh", ""), ("en", "en/")):
+                index = root / "site" / prefix / "search" / "search_index.json"
+                page = browser.new_page()
+                fetched = []
+                page.on("response", fetched.append)
+                start = time.perf_counter()
+                page.goto(base + prefix)
+                page.click("input.md-search__input")
+                page.fill("input.md-search__input", queries[lang])
+                page.keyboard.press("End")
+                page.wait_for_function("document.querySelectorAll('.md-search-result__item').length > 0", timeout=120_000)
+                first = time.perf_counter() - start
+                search_bytes = sum(len(r.body()) for r in fetched if "search" in r.url and r.ok)
+                print(f"  {lang}: index {index.stat().st_size / 2**20:.1f} MiB; first result {first:.2f} s after the page load began; "
+                      f"search files fetched before it: {search_bytes / 2**20:.1f} MiB")
+                page.close()
