@@ -36,7 +36,7 @@ def _code(fence: Fence) -> str:
 
 def topic_notebook(page: Page, page_url: str, snippets: Path) -> nbformat.NotebookNode:
     text = TEXT[page.lang]
-    title = next((line[2:] for line in page.text.splitlines() if line.startswith("# ")), page.path.stem)
+    title = page.title
     cells = [nbformat.v4.new_markdown_cell(f"# {title}\n\n{text['intro'].format(url=page_url)}")]
     for entry in page.entries:
         cells.append(nbformat.v4.new_markdown_cell(f"{_entry_markdown(page, entry)}\n\n[{text['link']}]({page_url}#{entry.id})"))

@@ -164,6 +164,13 @@ class Page:
     kind: str = "topic"  # or "recipe"
     sections: list[Section] = field(default_factory=list)  # the ## headings
 
+    @property
+    def title(self) -> str:
+        """The page's `# Title` (a recipe's `# # Title`), else its file name."""
+        pattern = RECIPE_TITLE if self.kind == "recipe" else re.compile(r"^# (.+)$", re.M)
+        m = pattern.search(self.text)
+        return m.group(1).strip() if m else self.path.stem
+
     def entry(self, entry_id: str) -> Entry | None:
         return next((e for e in self.entries if e.id == entry_id), None)
 
@@ -274,6 +281,13 @@ def _parse_cached(path: Path, mtime_ns: int, lang: str) -> Page:
 def parse_page(path: Path, lang: str) -> Page:
     path = Path(path).resolve()
     return _parse_cached(path, path.stat().st_mtime_ns, lang)
+
+
+def site_lang(config) -> str:
+    """The language of the site an MkDocs config builds: its docs folder (docs/zh, docs/en), else
+    the theme's language. For the hooks in overrides/hooks/."""
+    name = Path(config.docs_dir).name
+    return name if name in LANGS else config.theme["language"]
 
 
 def page_lang(path: Path, docs: Path) -> str | None:

@@ -81,9 +81,13 @@ def _no_search(page):
 def test_all_idioms_filters_as_you_type(browser_page, lang, word):
     page, base, _ = browser_page
     _no_search(page)
-    page.goto(base + LANGS[lang] + "all/")
+    page.goto(base + LANGS[lang] + "gpu-memory/")
+    page.click(".md-sidebar--primary a[href$='/all/']")  # instant navigation: the filter is bound on each page change
+    page.wait_for_url(f"**/{LANGS[lang]}all/")
+    page.wait_for_selector(".all-idioms tbody tr")  # the new page's content is in
     total = page.locator(".all-idioms tbody tr").count()
     page.fill(".idiom-filter", word)
+    page.wait_for_function("document.querySelectorAll('.all-idioms tbody tr[hidden]').length > 0")
     shown = page.locator(".all-idioms tbody tr:not([hidden])")
     assert 0 < shown.count() < total
     assert all(word in text.lower() for text in shown.all_inner_texts())
@@ -149,7 +153,11 @@ def test_language_switch_keeps_the_place_after_instant_navigation(browser_page):
 def test_language_switch_keeps_a_section(browser_page):
     page, base, _ = browser_page
     _no_search(page)
-    page.goto(base + "training/#learning-rate-schedules")
+    page.goto(base)  # then as a reader clicks: sidebar, table of contents (instant navigation)
+    page.click(".md-sidebar--primary a[href$='training/']")
+    page.wait_for_url("**/training/")
+    page.click(".md-sidebar--secondary a[href$='#learning-rate-schedules']")
+    page.wait_for_url("**/training/#learning-rate-schedules")
     _switch(page, "en")
     page.wait_for_url("**/en/training/#learning-rate-schedules")
     assert page.locator("h2#learning-rate-schedules").count() == 1
@@ -174,7 +182,9 @@ def test_language_switch_keeps_the_colour_scheme(browser_page):
     page, base, _ = browser_page
     # No _no_search(page) here: Material's palette stops switching once the search worker fails.
     page.emulate_media(color_scheme="light")
-    page.goto(base + "tensors/")
+    page.goto(base)
+    page.click(".md-sidebar--primary a[href$='tensors/']")  # instant navigation, as a reader gets there
+    page.wait_for_url("**/tensors/")
     assert page.get_attribute("body", "data-md-color-scheme") == "default"
     page.click("[data-md-component=palette] label:visible")
     assert page.get_attribute("body", "data-md-color-scheme") == "slate"
@@ -253,27 +263,23 @@ def test_a_missing_page_answers_in_the_readers_language(browser_page, lang, miss
     page.wait_for_url(base + LANGS[lang])
 
 
-def _has_cjk_font() -> bool:
-    fonts = subprocess.run(["fc-list", ":lang=zh"], capture_output=True, text=True) if shutil.which("fc-list") else None
-    if fonts is None or not fonts.stdout.strip():
-        if os.environ.get("CHEATSHEET_REQUIRE_BROWSER"):
-            pytest.fail("no CJK font: apt-get install -y fonts-noto-cjk")
-        return False
-    return True
-
-
-def test_printable_cheat_sheet(site, browser, tmp_path):
-    """`python -m cheatsheet pdf`: one A4-landscape PDF per language, linked from the home page,
-    holding every entry's code line, at most 8 pages, fonts embedded."""
-    from pypdf import PdfReader
-
+@pytest.fixture(scope="module")
+def printed(site, browser, tmp_path_factory):
+    """`python -m cheatsheet pdf` on a copy of the built site (the shared site stays as built)."""
     from cheatsheet.pdf import build_pdfs
 
+    copy = tmp_path_factory.mktemp("printed") / "site"
+    shutil.copytree(site[0], copy)
+    return {path.stem.rsplit("-", 1)[1]: path for path in build_pdfs(copy, browser[0])}
+
+
+def test_printable_cheat_sheet(site, printed):
+    """One A4-landscape PDF per language, linked from the home page, holding every entry's code
+    line, at most 8 pages, fonts embedded."""
+    from pypdf import PdfReader
+
     site_dir, _ = site
-    copy = tmp_path / "site"
-    shutil.copytree(site_dir, copy)  # the shared site stays as built
-    for path in build_pdfs(copy, browser[0]):
-        lang = path.stem.rsplit("-", 1)[1]
+    for lang, path in printed.items():
         reader = PdfReader(path)
         assert len(reader.pages) <= 8, f"{path.name}: {len(reader.pages)} pages"
         box = reader.pages[0].mediabox
@@ -285,13 +291,23 @@ def test_printable_cheat_sheet(site, browser, tmp_path):
                     descriptor = font["/DescendantFonts"][0].get_object()["/FontDescriptor"].get_object()
                     assert {"/FontFile", "/FontFile2", "/FontFile3"} & set(descriptor), f"{font['/BaseFont']} not embedded"
         text = "".join(page.extract_text() for page in reader.pages)
-        if lang == "zh" and _has_cjk_font():
-            assert len(re.findall(r"[\u2e80-\u9fff]", text)) > 5000, "the Chinese text is there"
         printable = re.sub(r"[^\x21-\x7e]", "", text)  # code lines, compared without spaces and CJK comments
         missing = [e.id for p in _topics(lang) for e in p.entries if re.sub(r"[^\x21-\x7e]", "", e.code_line.code) not in printable]
         assert not missing, missing
         home = (site_dir / LANGS[lang] / "index.html").read_text("utf-8")
         assert f'href="{path.name}"' in home
+
+
+def test_printable_cheat_sheet_holds_the_chinese_text(printed):
+    from pypdf import PdfReader
+
+    fonts = subprocess.run(["fc-list", ":lang=zh"], capture_output=True, text=True).stdout if shutil.which("fc-list") else ""
+    if not fonts.strip():
+        if os.environ.get("CHEATSHEET_REQUIRE_BROWSER"):
+            pytest.fail("no CJK font: apt-get install -y fonts-noto-cjk")
+        pytest.skip("no CJK font, so Chromium prints no Chinese glyphs: apt-get install -y fonts-noto-cjk")
+    text = "".join(page.extract_text() for page in PdfReader(printed["zh"]).pages)
+    assert len(re.findall(r"[\u2e80-\u9fff]", text)) > 5000, "the Chinese text is there"
 
 
 # --- entry chrome: the record, the API docs, report a problem -----------------------------
@@ -376,6 +392,8 @@ def test_a_changed_entry_is_not_shown_as_verified():
     assert hook._status(hook.TEXT["en"], row, "aaaa", "cpu") == "✓ CPU · PyTorch 2.13.0+cpu · 2026-12-01"
     assert hook._status(hook.TEXT["en"], row, "bbbb", "cpu") == "⚠ changed since last verified (2026-12-01)"
     assert hook._status(hook.TEXT["en"], None, "bbbb", "cuda") == "CUDA: not yet run"
+    failed = Row("tensors.md", "x", "failed", "aaaa", "2.11.0+cu130", "3.11.7", "H200", "2026-12-01")
+    assert hook._status(hook.TEXT["en"], failed, "aaaa", "cuda") == "✗ failed on CUDA (2026-12-01)"
 
 
 def test_entry_chrome_and_page_table_in_the_browser(browser_page):

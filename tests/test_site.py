@@ -164,7 +164,9 @@ def test_recipe_cells_follow_the_colour_scheme(browser_page, scheme):
     page, base, _ = browser_page
     page.route("**/search_index.json", lambda route: route.abort())
     page.emulate_media(color_scheme="dark" if scheme == "slate" else "light")
-    page.goto(f"{base}recipes/{_first_recipe()}/")
+    page.goto(base + "all/")
+    page.click(f".all-idioms a[href$='recipes/{_first_recipe()}/']")  # instant navigation brings the cells' styles along
+    page.wait_for_url(f"**/recipes/{_first_recipe()}/")
     assert page.get_attribute("body", "data-md-color-scheme") == scheme
     colours = page.evaluate("""() => {
         const style = el => getComputedStyle(el);

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from mkdocs.utils import get_relative_url
 
-from cheatsheet.pages import LANGS, parse_page
+from cheatsheet.pages import parse_page, site_lang
 
 HEADING = re.compile(r'<h3 [^>]*data-aliases="([^"]*)"[^>]*>')
 moved: dict[str, dict[str, tuple[str, str]]] = {}  # old page -> old id -> (new page, new id)
@@ -19,8 +19,7 @@ moved: dict[str, dict[str, tuple[str, str]]] = {}  # old page -> old id -> (new 
 
 def on_files(files, config):
     moved.clear()
-    docs = Path(config.docs_dir)
-    lang = docs.name if docs.name in LANGS else config.theme["language"]
+    lang = site_lang(config)
     for file in files.documentation_pages():
         for entry in parse_page(Path(file.abs_src_path), lang).entries:
             for alias in entry.aliases:

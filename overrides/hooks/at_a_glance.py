@@ -13,7 +13,7 @@ from pathlib import Path
 
 from mkdocs.utils import get_relative_url
 
-from cheatsheet.pages import LABELS, LANGS, parse_page
+from cheatsheet.pages import LABELS, parse_page, site_lang
 
 MARKER = "<!-- all-idioms -->"
 TEXT = {
@@ -26,26 +26,14 @@ SUMMARY_CHARS = {"zh": 60, "en": 120}  # the first sentence of 作用 / What it 
 pages: list[tuple[object, object]] = []  # (mkdocs File, parsed Page) of every page with entries, in nav order
 
 
-def _lang(config) -> str:
-    docs = Path(config.docs_dir)
-    return docs.name if docs.name in LANGS else config.theme["language"]
-
-
 def on_nav(nav, config, files):
     pages.clear()
-    lang = _lang(config)
+    lang = site_lang(config)
     for item in nav.pages:
         parsed = parse_page(Path(item.file.abs_src_path), lang)
         if parsed.entries:
             pages.append((item.file, parsed))
     return nav
-
-
-def _title(parsed) -> str:
-    for line in parsed.text.splitlines():
-        if line.startswith("# "):
-            return line[2:].strip()
-    return parsed.path.stem
 
 
 def _what(parsed, entry) -> str:
@@ -86,14 +74,14 @@ def _table(text, rows) -> str:
 
 
 def on_page_markdown(markdown, page, config, files):
-    text = TEXT[_lang(config)]
+    text = TEXT[site_lang(config)]
     if MARKER in markdown:
         topics = [(f, p) for f, p in pages if p.kind != "recipe"]
         recipes = [(f, p) for f, p in pages if p.kind == "recipe"]
         groups = []
         for file, parsed in topics:
             link = get_relative_url(file.url, page.url)
-            groups.append(f'<section class="idiom-group">\n<h2 id="{parsed.path.stem}"><a href="{link}">{html.escape(_title(parsed))}</a></h2>\n'
+            groups.append(f'<section class="idiom-group">\n<h2 id="{parsed.path.stem}"><a href="{link}">{html.escape(parsed.title)}</a></h2>\n'
                           f"{_table(text, _rows(file, parsed, page, what=True))}\n</section>")
         recipe_rows = "\n".join(
             f'<tr><td><a href="{get_relative_url(f.url, page.url)}">{html.escape(p.entries[0].title)}</a></td><td>{text["recipe"]}</td></tr>'

@@ -9,18 +9,18 @@ from pathlib import Path
 from urllib.parse import urlencode
 
 from cheatsheet import api_docs, record
-from cheatsheet.pages import LANGS, parse_page
+from cheatsheet.pages import parse_page, site_lang
 
 TEXT = {
     "zh": {"cpu": "✓ CPU · PyTorch {torch} · {date}", "cpu_stale": "⚠ 代码在上次验证（{date}）后改过",
            "cpu_cuda_only": "CPU：仅 GPU 示例", "cpu_failed": "✗ CPU 上失败（{date}）", "cpu_none": "尚无运行记录",
            "cuda": "✓ CUDA · {device} · PyTorch {torch} · {date}", "cuda_stale": "CUDA：代码在上次 GPU 验证后改过",
-           "cuda_none": "CUDA：尚未在 GPU 上运行", "api": "API 文档", "report": "报告问题",
+           "cuda_none": "CUDA：尚未在 GPU 上运行", "cuda_failed": "✗ CUDA 上失败（{date}）", "api": "API 文档", "report": "报告问题",
            "record": "验证记录"},
     "en": {"cpu": "✓ CPU · PyTorch {torch} · {date}", "cpu_stale": "⚠ changed since last verified ({date})",
            "cpu_cuda_only": "CPU: GPU-only example", "cpu_failed": "✗ failed on CPU ({date})", "cpu_none": "no run on record",
            "cuda": "✓ CUDA · {device} · PyTorch {torch} · {date}", "cuda_stale": "CUDA: changed since last verified on a GPU",
-           "cuda_none": "CUDA: not yet run", "api": "API docs", "report": "Report a problem",
+           "cuda_none": "CUDA: not yet run", "cuda_failed": "✗ failed on CUDA ({date})", "api": "API docs", "report": "Report a problem",
            "record": "verification record"},
 }
 
@@ -33,20 +33,18 @@ def _status(text, row, current_hash, device) -> str:
     if device == "cpu" and row.result == "needs-cuda":
         return text["cpu_cuda_only"]
     if row.result != "passed":
-        return text["cpu_failed" if device == "cpu" else "cuda_stale"].format(date=row.date)
+        return text[f"{device}_failed"].format(date=row.date)
     return text[device].format(torch=row.torch, date=row.date, device=row.device)
 
 
 def on_page_markdown(markdown, page, config, files):
-    docs = Path(config.docs_dir)
-    lang = docs.name if docs.name in LANGS else config.theme["language"]
-    parsed = parse_page(Path(page.file.abs_src_path), lang)
+    parsed = parse_page(Path(page.file.abs_src_path), site_lang(config))
     if parsed.kind != "topic" or not parsed.entries:
         return markdown
     root = Path(config.config_file_path).parent
     rows = {device: record.load(root / "verification", device) for device in record.DEVICES}
     links = api_docs.load(root / "verification" / "api-docs.csv")
-    text = TEXT[lang]
+    text = TEXT[parsed.lang]
     repo = (config.repo_url or "").rstrip("/")
     lines = markdown.split("\n")
     source = parsed.text.split("\n")

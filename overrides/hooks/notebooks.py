@@ -8,14 +8,9 @@ import nbformat
 from mkdocs.utils import get_relative_url
 
 from cheatsheet.notebooks import is_topic, topic_notebook
-from cheatsheet.pages import LANGS, parse_page
+from cheatsheet.pages import parse_page, site_lang
 
 LABEL = {"zh": "下载 Notebook", "en": "Download notebook"}
-
-
-def _lang(config) -> str:
-    name = Path(config.docs_dir).name
-    return name if name in LANGS else config.theme["language"]
 
 
 def _notebook_url(page) -> str:
@@ -25,7 +20,7 @@ def _notebook_url(page) -> str:
 def on_page_markdown(markdown, page, config, files):
     if not page.file.src_uri.endswith(".md"):
         return markdown
-    parsed = parse_page(Path(page.file.abs_src_path), _lang(config))
+    parsed = parse_page(Path(page.file.abs_src_path), site_lang(config))
     if not is_topic(parsed):
         return markdown
     href = get_relative_url(_notebook_url(page), page.url)
@@ -35,7 +30,7 @@ def on_page_markdown(markdown, page, config, files):
 
 
 def on_post_build(config):
-    lang, site = _lang(config), Path(config.site_dir)
+    lang, site = site_lang(config), Path(config.site_dir)
     for md in Path(config.docs_dir).rglob("*.md"):
         page = parse_page(md, lang)
         if not is_topic(page):

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import jupytext
 
-from cheatsheet.pages import LANGS, parse_page
+from cheatsheet.pages import parse_page, site_lang
 from cheatsheet.record import load
 
 LOADERS = re.compile(
@@ -30,11 +30,6 @@ TEXT = {
            "none": "No run of this recipe is on record yet: the <code>#&gt;</code> lines in the code are not yet checked.", "stale": "its code changed after the last recorded run and is not yet checked again",
            "no_cuda": "not yet run on a GPU", "download": "Download notebook", "sep": "; "},
 }
-
-
-def _lang(config) -> str:
-    name = Path(config.docs_dir).name
-    return name if name in LANGS else config.theme["language"]
 
 
 def _is_recipe(page) -> bool:
@@ -77,7 +72,7 @@ def on_page_content(html, page, config, files):
     if not _is_recipe(page):
         return html
     html = LOADERS.sub("", html)
-    lang = _lang(config)
+    lang = site_lang(config)
     root = Path(config.config_file_path).parent
     note = (f'<p class="recipe-verification">{verification_line(root, Path(page.file.abs_src_path), lang)} '
             f'<a class="md-button notebook-download" href="../{Path(page.file.src_uri).stem}.ipynb" download>{TEXT[lang]["download"]}</a></p>')
