@@ -167,6 +167,7 @@ def test_recipe_cells_follow_the_colour_scheme(browser_page, scheme):
     page.goto(base + "all/")
     page.click(f".all-idioms a[href$='recipes/{_first_recipe()}/']")  # instant navigation brings the cells' styles along
     page.wait_for_url(f"**/recipes/{_first_recipe()}/")
+    page.wait_for_selector(".jupyter-wrapper .jp-MarkdownCell p")  # the new page's content is in
     assert page.get_attribute("body", "data-md-color-scheme") == scheme
     colours = page.evaluate("""() => {
         const style = el => getComputedStyle(el);
