@@ -8,8 +8,9 @@
     python -m cheatsheet bench --suite --scale 1.5
                                           # the suite over a copy of the site grown to 1.5 times
                                           # its entries (Python-only pages copied under new ids)
-    python -m cheatsheet bench --search   # also the search benchmark (200 queries) and each entry
-                                          # searched by its own task words, typed into Chromium
+    python -m cheatsheet bench --search   # also the search benchmark (200 queries), the held-out
+                                          # set (120) and each entry searched by its own task
+                                          # words, typed into Chromium
     python -m cheatsheet bench --search-scale 2000
                                           # a site grown to 2000 entries per language (in a
                                           # temporary folder): build time, index size, and how
@@ -20,6 +21,7 @@ Timings are wall-clock; run on an idle machine and compare like with like.
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import re
@@ -34,6 +36,7 @@ from pathlib import Path
 
 from . import DOCS, ROOT
 from .pages import site_pages
+from .search_index import INDEX
 
 BIN = Path(sys.executable).parent
 
@@ -134,9 +137,10 @@ def main(argv: list[str]) -> None:
         runs = [timed([str(BIN / "mkdocs"), "build", "--strict", "-q", "-d", str(site)], env=env) for _ in range(3)]
         print(f"mkdocs build --strict, both languages: median {statistics.median(runs):.1f} s over {len(runs)} runs")
         for lang, prefix in (("zh", ""), ("en", "en/")):
-            index = site / prefix / "search" / "search_index.json"
+            index = site / prefix / INDEX
             docs = len(json.loads(index.read_text("utf-8"))["docs"])
-            print(f"search index {lang}: {index.stat().st_size / 1024:.0f} KiB, {docs} documents")
+            gzipped = len(gzip.compress(index.read_bytes()))
+            print(f"search index {lang}: {index.stat().st_size / 1024:.0f} KiB ({gzipped / 1024:.0f} KiB gzipped), {docs} documents")
         if "--search" in argv:
             search_hit_rate(site)
     if "--search-scale" in argv:
@@ -154,10 +158,12 @@ def search_hit_rate(site: Path) -> None:
     own task words in its language; the entries that do not come up in the first three are listed."""
     from . import DOCS
     from .browser import chromium, serve
-    from .search_eval import evaluate, load, report, self_queries
+    from .search_eval import HELD_OUT, evaluate, load, report, self_queries
 
     with serve(site) as base, chromium() as browser:
         print(report(evaluate(base, browser, load())))
+        print("held-out set (never tuned on):")
+        print(report(evaluate(base, browser, load(HELD_OUT))))
         selfs = evaluate(base, browser, self_queries(DOCS))
         for lang, s in selfs.items():
             print(f"self-retrieval {lang}: {s['n'] - len(s['misses'])}/{s['n']} entries in the first three for their own task words")
@@ -183,18 +189,21 @@ def search_at_scale(entries: int, env: dict) -> None:
         queries = {"zh": "显存", "en": "memory"}
         with serve(root / "site") as base, chromium() as browser:
             for lang, prefix in (("zh", ""), ("en", "en/")):
-                index = root / "site" / prefix / "search" / "search_index.json"
+                index = root / "site" / prefix / INDEX
                 page = browser.new_page()
                 fetched = []
                 page.on("response", fetched.append)
                 start = time.perf_counter()
                 page.goto(base + prefix)
                 page.click("input.md-search__input")
+                typed = time.perf_counter()
                 page.fill("input.md-search__input", queries[lang])
                 page.keyboard.press("End")
-                page.wait_for_function("document.querySelectorAll('.md-search-result__item').length > 0", timeout=120_000)
-                first = time.perf_counter() - start
-                search_bytes = sum(len(r.body()) for r in fetched if "search" in r.url and r.ok)
-                print(f"  {lang}: index {index.stat().st_size / 2**20:.1f} MiB; first result {first:.2f} s after the page load began; "
-                      f"search files fetched before it: {search_bytes / 2**20:.1f} MiB")
+                page.wait_for_function("document.querySelectorAll('.cheatsheet-search .md-search-result__item').length > 0", timeout=120_000)
+                first = time.perf_counter()
+                search_bytes = sum(len(r.body()) for r in fetched if "/search/" in r.url and r.ok)
+                script_bytes = sum(len(r.body()) for r in fetched if r.url.endswith(("/search.js", "/minisearch.js")) and r.ok)
+                print(f"  {lang}: index {index.stat().st_size / 2**20:.2f} MiB; first result {first - typed:.2f} s after the first "
+                      f"keystroke ({first - start:.2f} s after the page load began); fetched for search: index "
+                      f"{search_bytes / 2**20:.2f} MiB, scripts {script_bytes / 1024:.0f} KiB")
                 page.close()

@@ -47,6 +47,9 @@ INCLUDE = re.compile(r'^\s*-{1,2}8<-{1,2}\s+"([^"]+)"\s*$')
 # `{ #id }`, or `{ #id data-aliases="old-id other-id" }` for an entry that took over others' ids
 HEADING_ID = re.compile(r"\{\s*#([^\s}]+)((?:\s+[\w-]+=\"[^\"]*\")*)\s*\}\s*$")
 ALIASES = re.compile(r'data-aliases="([^"]*)"')
+# `data-search="显存爆了 OOM"`: words readers type for this entry that its title and fields do not
+# use; the site's search ranks them like the title (cheatsheet/search_index.py).
+SEARCH_WORDS = re.compile(r'data-search="([^"]*)"')
 ID_FORMAT = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 
 
@@ -104,6 +107,7 @@ class Entry:
     # this page, `page.md#old-id` for one that was on another page (which then redirects here).
     aliases: tuple[str, ...] = ()
     end_line: int = 0  # last line of the entry in the file
+    search_words: str = ""
     fields: dict[str, int] = field(default_factory=dict)  # field key -> line
     example_marker_line: int | None = None
     fences: list[Fence] = field(default_factory=list)
@@ -224,8 +228,9 @@ def parse_text(path: Path, text: str, lang: str) -> Page:
             if tok.tag == "h3":
                 m = HEADING_ID.search(title)
                 aliases = ALIASES.search(m.group(2)) if m else None
+                words = SEARCH_WORDS.search(m.group(2)) if m else None
                 entry = Entry(m.group(1) if m else None, HEADING_ID.sub("", title).strip(), tok.map[0] + 1, path, lang,
-                              tuple(aliases.group(1).split()) if aliases else ())
+                              tuple(aliases.group(1).split()) if aliases else (), search_words=words.group(1) if words else "")
                 entries.append(entry)
         elif tok.type == "fence":
             fence_lang, options, attrs = parse_fence_info(tok.info)

@@ -1,13 +1,16 @@
-"""The search benchmark (cheatsheet/search_eval.py): 200 queries typed into the built site in
-Chromium, scored on the first three visible results, gated per language."""
+"""Site search: the benchmark (cheatsheet/search_eval.py: 200 queries typed into the built site in
+Chromium, scored on the first three visible results, gated per language), the index
+(cheatsheet/search_index.py) and the browser glue (overrides/assets/javascripts/search.js)."""
 
+import json
 from collections import Counter
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from cheatsheet import DOCS
-from cheatsheet.pages import parse_page, site_files
-from cheatsheet.search_eval import GATE, load, report, task_words
+from cheatsheet import DOCS, ROOT, search_index
+from cheatsheet.pages import LABELS, parse_page, site_files, site_pages
+from cheatsheet.search_eval import GATE, HELD_OUT, load, report, task_words, visible_results
 
 
 def _ids(lang: str) -> set[str]:
@@ -43,3 +46,149 @@ def test_search_ranks_the_answer_in_the_first_three_visible_results(browser):
     print(report(scores))
     for lang, (hit1, hit3) in GATE.items():
         assert scores[lang]["hit1"] >= hit1 and scores[lang]["hit3"] >= hit3, report({lang: scores[lang]})
+
+
+def test_the_held_out_set_has_its_own_queries_with_real_answers():
+    queries = load(HELD_OUT)
+    assert min(Counter(q.lang for q in queries).values()) >= 45
+    tuned = {(q.lang, q.text.lower()) for q in load()}
+    assert not [q.text for q in queries if (q.lang, q.text.lower()) in tuned], "a held-out query is also in the tuned set"
+    for lang in ("zh", "en"):
+        assert not [q.text for q in queries if q.lang == lang and q.answers - _ids(lang)]
+
+
+# --- the index (cheatsheet/search_index.py) ------------------------------------------------------
+
+
+@pytest.mark.parametrize("lang,prefix", [("zh", ""), ("en", "en/")])
+def test_the_index_has_each_entry_once_with_its_code_line_and_fields(site, lang, prefix):
+    site_dir, _ = site
+    docs = json.loads((site_dir / prefix / search_index.INDEX).read_text("utf-8"))["docs"]
+    entries = [d for d in docs if d["k"] == "entry"]
+    for page in site_pages(DOCS, lang):
+        for entry in page.entries if page.kind == "topic" else []:
+            [doc] = [d for d in entries if d["u"].endswith(f"/#{entry.id}")]
+            assert doc["t"] == entry.title and doc["c"] == entry.code_line.code.strip(), entry.id
+            assert doc["x"] and "`" not in doc["x"] and not any(label in doc["x"] for label in LABELS[lang].values()), doc["x"]
+            assert doc.get("w", "") == entry.search_words
+            assert (lang == "zh") == ("a" in doc), "the Chinese site's documents carry the English title"
+    assert len(entries) == sum(len(p.entries) for p in site_pages(DOCS, lang) if p.kind == "topic")
+    material = json.loads((site_dir / prefix / "search" / "search_index.json").read_text("utf-8"))
+    assert material["docs"] == [] and material["config"]["separator"], "Material keeps its config (highlighting), not its documents"
+
+
+def test_entry_text_is_the_fields_without_markdown():
+    page = parse_page(DOCS / "en" / "gpu-memory.md", "en")
+    text = search_index.entry_text(page, page.entry("cuda-empty-cache"))
+    assert text.startswith("empty = ") and "Prerequisites" not in text and "**" not in text and "- " not in text
+
+
+def test_synonyms_are_well_formed():
+    for lang in ("zh", "en"):
+        rows = search_index.synonyms(lang)
+        assert rows and all(typed == typed.lower() and typed.strip() and site.strip() for typed, site in rows.items()), lang
+
+
+def test_the_vendored_minisearch_is_the_locked_package():
+    package = ROOT / "node_modules" / "minisearch" / "dist" / "umd" / "index.js"
+    if not package.exists():
+        pytest.skip("node_modules is missing: run npm ci")
+    assert (ROOT / "overrides" / "assets" / "javascripts" / "minisearch.js").read_bytes() == package.read_bytes()
+
+
+# --- in Chromium: the glue (overrides/assets/javascripts/search.js) ----------------------------
+
+
+@pytest.fixture(scope="module")
+def search_page(browser):
+    chromium, base = browser
+    pages = {}
+    for lang, path in (("zh", ""), ("en", "en/")):
+        pages[lang] = chromium.new_page()
+        pages[lang].goto(base + path)
+    yield pages
+    for page in pages.values():
+        page.close()
+
+
+@pytest.mark.parametrize("text,tokens", [
+    ("显存不足", ["显存", "存不", "不足"]),  # overlapping pairs, the same in the index and the query
+    ("梯", ["梯"]),
+    ("torch.cuda.empty_cache()", ["torch.cuda.empty_cache", "torch", "cuda", "empty_cache", "empty", "cach"]),
+    ("requires_grad_", ["requires_grad_", "requires_grad", "requir", "grad"]),
+    ("Freezing layers", ["freez", "layer"]),
+    ("用one_hot编码", ["用", "one_hot", "one", "hot", "编码"]),
+])
+def test_tokenize(search_page, text, tokens):
+    assert search_page["zh"].evaluate("t => cheatsheetSearch.tokenize(t)", text) == tokens
+
+
+@pytest.mark.parametrize("query,terms,words", [
+    ("梯度累积", ["梯度", "度累", "累积"], ["梯度累积"]),  # a run of matched pairs is one word
+    ("显存不足怎么办", ["显存", "不足"], ["显存", "不足"]),
+    ("梯", ["梯度"], ["梯"]),
+    ("empty_cache", ["empty_cache", "empty", "cach"], ["empty_cache", "empty", "cach"]),
+])
+def test_matched_words(search_page, query, terms, words):
+    assert search_page["zh"].evaluate("([q, t]) => cheatsheetSearch.matchedWords(q, t)", [query, terms]) == words
+
+
+def test_mark_keeps_words_whole_and_escapes(search_page):
+    mark = "([t, w]) => cheatsheetSearch.mark(t, w)"
+    page = search_page["zh"]
+    assert page.evaluate(mark, ["梯度累积：损失除以累积步数", ["梯度累积"]]) == "<mark>梯度累积</mark>：损失除以累积步数"
+    assert page.evaluate(mark, ["Freeze layers <b>", ["freez"]]) == "<mark>Freeze</mark> layers &lt;b&gt;"
+    assert page.evaluate(mark, ["显存的不足", ["显存不足"]]) == "<mark>显存</mark>的<mark>不足</mark>"  # not whole: its pairs
+
+
+@pytest.mark.parametrize("lang,query,first", [
+    ("zh", "释放显存", {"cuda-empty-cache"}),  # the home page's example queries
+    ("zh", "梯度累积", {"gradient-accumulation", "gradient-accumulation-loop"}),
+    ("zh", "冻结参数", {"freeze-requires-grad"}),
+    ("zh", "one_hot", {"one-hot-encoding"}),  # API names typed on the Chinese site
+    ("zh", "requires_grad_", {"requires-grad"}),
+    ("en", "free gpu memory", {"cuda-empty-cache"}),
+    ("en", "weights_only", {"weights-only-unpickling-error", "save-load-state-dict"}),
+])
+def test_the_first_visible_result_is_the_entry(search_page, lang, query, first):
+    page = search_page[lang]
+    page.click("input.md-search__input")
+    results = visible_results(page, query)
+    assert results and results[0] in first, results
+    panel = page.inner_text(".md-search-result")
+    assert "缺少" not in panel and "Missing" not in panel
+
+
+def test_slash_enter_and_highlight_after_instant_navigation(browser_page):
+    """`/` opens search and Enter goes to the best result on a page reached by instant
+    navigation; the target page marks the matched Chinese word whole."""
+    page, base, _ = browser_page
+    page.goto(base)
+    page.click("nav.md-nav a[href$='gpu-memory/']")
+    page.wait_for_url("**/gpu-memory/")
+    page.wait_for_selector("#cuda-empty-cache")
+    page.keyboard.press("/")
+    page.keyboard.type("梯度累积")
+    page.keyboard.press("End")
+    first = page.locator(".cheatsheet-search .md-search-result__item").first
+    first.wait_for()
+    assert first.locator("h2 mark").all_inner_texts() == ["梯度累积"]
+    assert parse_qs(urlsplit(first.locator("a").get_attribute("href")).query)["h"] == ["梯度累积"]
+    page.keyboard.press("Enter")
+    page.wait_for_url("**#gradient-accumulation*")
+    page.wait_for_selector("mark[data-md-highlight]")
+    marks = page.locator("mark[data-md-highlight]").all_inner_texts()
+    assert marks and set(marks) == {"梯度累积"}, marks
+
+
+def test_the_index_is_fetched_on_the_first_search_not_on_page_load(browser_page):
+    page, base, _ = browser_page
+    fetched = []
+    page.on("request", lambda request: fetched.append(request.url))
+    page.goto(base + "en/")
+    page.wait_for_load_state("networkidle")
+    assert not [url for url in fetched if url.endswith(search_index.INDEX)]
+    page.click("input.md-search__input")
+    page.keyboard.type("freeze")
+    page.locator(".cheatsheet-search .md-search-result__item").first.wait_for()
+    assert [url for url in fetched if url.endswith(search_index.INDEX)]

@@ -1,13 +1,10 @@
-"""The built site: both languages, separate search indexes, Chinese segmentation, no third-party
-requests, and (in Chromium) search answering real queries and a language switch that keeps the
-reader's place."""
+"""The built site: both languages, no third-party requests, and (in Chromium) a language switch
+that keeps the reader's place. Search has its own tests: tests/test_search.py."""
 
-import json
 import re
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from cheatsheet import ROOT
 from cheatsheet.pages import site_files
@@ -28,30 +25,6 @@ def test_every_page_is_built(site, lang, prefix):
         assert path.is_file(), f"{page} was not built for {lang}"
 
 
-def _index(site_dir: Path, prefix: str) -> dict:
-    return json.loads((site_dir / prefix / "search" / "search_index.json").read_text("utf-8"))
-
-
-def test_each_language_has_its_own_search_index(site):
-    site_dir, _ = site
-    zh, en = _index(site_dir, ""), _index(site_dir, "en/")
-    # Material's Chinese separator splits on full-width punctuation; the English one does not.
-    assert "，" in zh["config"]["separator"] and "，" not in en["config"]["separator"]
-    assert any(CJK.search(doc["title"]) for doc in zh["docs"])
-    assert not [doc["title"] for doc in en["docs"] if CJK.search(doc["title"])]
-
-
-def test_chinese_index_is_segmented_by_jieba(site):
-    """Material inserts zero-width spaces between the words jieba finds; without jieba there are none."""
-    site_dir, _ = site
-    zh = _index(site_dir, "")
-    assert "\\u200b" in zh["config"]["separator"]  # the regex source spells it as an escape
-    text = " ".join(doc["text"] + doc["title"] for doc in zh["docs"])
-    # The user dictionary keeps these terms whole.
-    for word in ("显存", "梯度累积"):
-        assert f"\u200b{word}\u200b" in text, word
-
-
 def test_no_third_party_urls_in_built_pages(site):
     site_dir, _ = site
     external = re.compile(r"""<(?:script|link|img|iframe)[^>]+(?:src|href)=["'](?:https?:)?//(?!127\.0\.0\.1)""")
@@ -65,51 +38,6 @@ def test_no_third_party_urls_in_built_pages(site):
 # --- in a browser -------------------------------------------------------------
 
 
-
-
-@pytest.fixture(scope="module")
-def search_pages(browser):
-    """One page per language, kept open: its search worker builds the index once."""
-    chromium, base = browser
-    pages = {}
-    for lang, path in (("zh", ""), ("en", "en/")):
-        pages[lang] = chromium.new_page()
-        pages[lang].goto(base + path)
-        pages[lang].click("input.md-search__input")
-    yield pages
-    for page in pages.values():
-        page.close()
-
-
-RESULTS = ".md-search-result__item"
-
-
-def _search(page, query: str) -> list[str]:
-    page.fill("input.md-search__input", "")
-    page.wait_for_function(f"document.querySelectorAll('{RESULTS}').length == 0")
-    page.keyboard.type(query)
-    page.keyboard.press("End")  # a real key event: CJK text typed by Playwright sends none, and Material waits for one
-    try:  # the search worker builds its index first; a big index on a busy machine takes a while
-        page.wait_for_function(f"document.querySelectorAll('{RESULTS}').length > 0", timeout=30_000)
-    except PlaywrightTimeout:
-        return []
-    # Result links carry ?h=<query> for highlighting; keep path and anchor.
-    return page.eval_on_selector_all(f"{RESULTS} a", "links => links.map(a => a.pathname + a.hash)")
-
-
-@pytest.mark.parametrize(
-    "lang,query,expected",
-    [
-        ("zh", "释放显存", "gpu-memory/#cuda-empty-cache"),
-        ("zh", "梯度累积", "gpu-memory/#gradient-accumulation"),
-        ("zh", "峰值显存", "gpu-memory/#cuda-peak-memory"),
-        ("en", "weights_only", "en/saving/#save-load-state-dict"),
-        ("en", "gradient accumulation", "en/gpu-memory/#gradient-accumulation"),
-    ],
-)
-def test_search_finds_the_entry(search_pages, lang, query, expected):
-    links = _search(search_pages[lang], query)
-    assert "/" + expected in links, links
 
 
 def test_language_switch_keeps_page_and_entry(browser_page):

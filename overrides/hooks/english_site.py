@@ -9,17 +9,6 @@ from urllib.parse import urljoin
 
 from mkdocs.commands.build import build
 from mkdocs.config import load_config
-from mkdocs.exceptions import PluginError
-
-
-def on_config(config):
-    if config.theme["language"] == "zh":
-        try:
-            import jieba  # noqa: F401
-        except ImportError:
-            # Without jieba the Chinese index is not segmented and almost no query finds anything.
-            raise PluginError("jieba is not installed, so Chinese search would find almost nothing. Run: pip install -r requirements.txt") from None
-    return config
 
 
 def on_post_build(config):

@@ -1,0 +1,133 @@
+"""The site's search index: one document per entry, ranked in the browser by MiniSearch
+(overrides/assets/javascripts/search.js).
+
+An entry's document holds what a reader searches by: its title, its code line, its fields (助记,
+作用, 使用前提 or the English ones) and, on the Chinese site, the English title of the same entry,
+so that English task words typed on the Chinese site find it. The example code is left out: it
+repeats the API names of other entries and would make the index several times larger. Pages,
+their ## sections and the recipes are documents too, ranked below the entries.
+
+Material's own index (search/search_index.json) keeps its configuration, which Material's
+highlighting on the target page reads, and loses its documents: the site searches with this one.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+from pathlib import Path
+
+from .pages import LABELS, Entry, Page, counterpart
+
+INDEX = "search/entries.json"
+SYNONYMS = Path(__file__).with_name("search_synonyms.tsv")
+# Kinds of documents and how much a match in them counts against a match in an entry.
+BOOST = {"entry": 1.0, "recipe": 0.3, "section": 0.2, "page": 0.1}
+PAGE_TEXT = 160  # characters of a page's own text kept in its document
+
+_MARKDOWN = [
+    (re.compile(r"!?\[([^\]]*)\]\([^)]*\)"), r"\1"),  # links and images: their text
+    (re.compile(r"`+([^`]*)`+"), r"\1"),
+    (re.compile(r"\*\*|__|(?<!\w)[*_](?!\s)|<[^>]+>"), ""),
+    (re.compile(r"^\s*[-*] ", re.M), ""),  # list bullets
+    (re.compile(r"\s+"), " "),
+]
+
+
+def plain(markdown: str) -> str:
+    for pattern, replacement in _MARKDOWN:
+        markdown = pattern.sub(replacement, markdown)
+    return markdown.strip()
+
+
+def entry_text(page: Page, entry: Entry) -> str:
+    """The entry's fields as plain text: the paragraphs between its code line and its example."""
+    lines = page.text.splitlines()
+    end = (entry.example_marker_line or entry.end_line) - 1
+    start = entry.code_line.end if entry.code_line else entry.line
+    kept = [line for line in lines[start:end] if not line.lstrip().startswith("```")]
+    labels = [label for key, label in LABELS[page.lang].items() if key != "example"]
+    text = plain("\n".join(kept))
+    for label in labels:
+        text = text.replace(label, " ")
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def page_url(path: Path, docs_lang_root: Path) -> str:
+    """The page's address relative to the site root, as MkDocs builds it (use_directory_urls)."""
+    rel = path.relative_to(docs_lang_root).with_suffix("")
+    if rel.name == "index":
+        rel = rel.parent
+    return "" if str(rel) == "." else f"{rel.as_posix()}/"
+
+
+def documents(pages: list[Page], docs: Path, lang: str, material_docs: list[dict]) -> list[dict]:
+    """The documents of one language's index. Short keys keep it small: u address, t title, c code
+    line, x text, a the other language's title, w the entry's search words, p the page's title,
+    k kind."""
+    root = docs / lang
+    out: list[dict] = []
+    entry_urls = set()
+    for page in pages:
+        if page.kind != "topic":
+            continue
+        url = page_url(page.path, root)
+        other = _other_titles(page, docs, lang)
+        for entry in page.entries:
+            doc = {"u": f"{url}#{entry.id}", "t": entry.title, "c": entry.code_line.code.strip() if entry.code_line else "",
+                   "x": entry_text(page, entry), "p": page.title, "k": "entry"}
+            if other.get(entry.id):
+                doc["a"] = other[entry.id]
+            if entry.search_words:
+                doc["w"] = entry.search_words
+            out.append(doc)
+            entry_urls.add(doc["u"])
+            entry_urls.update(f"{url}#{alias}" for alias in entry.alias_ids)
+    recipe_urls = {page_url(p.path, root) for p in pages if p.kind == "recipe"}
+    titles = {}
+    for doc in material_docs:
+        location, title = doc["location"], doc["title"].replace("\u200b", "").rstrip("¶")
+        if location in entry_urls or location in titles:  # mkdocs-jupyter pages come twice
+            continue
+        base = location.partition("#")[0]
+        if "#" not in location:
+            titles[base] = title
+            kind = "recipe" if location in recipe_urls else "page"
+            out.append({"u": location, "t": title, "c": "", "x": _plain_html(doc["text"])[:PAGE_TEXT], "p": "", "k": kind})
+        elif base not in recipe_urls:  # a recipe's headings are steps of one program, not places to land
+            out.append({"u": location, "t": title, "c": "", "x": "", "p": titles.get(base, ""), "k": "section"})
+    return out
+
+
+def _plain_html(html: str) -> str:
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html.replace("\u200b", ""))).strip()
+
+
+def _other_titles(page: Page, docs: Path, lang: str) -> dict[str, str]:
+    """Entry id -> its title in English, for the Chinese site's documents."""
+    if lang != "zh":
+        return {}
+    from .pages import parse_page
+
+    path = counterpart(page.path, docs, "en")
+    return {e.id: e.title for e in parse_page(path, "en").entries} if path.exists() else {}
+
+
+def synonyms(lang: str, path: Path = SYNONYMS) -> dict[str, str]:
+    """What a reader types -> the words the site uses for it, for one language."""
+    with path.open(encoding="utf-8", newline="") as f:
+        rows = [r for r in csv.DictReader((line for line in f if not line.startswith("#")), delimiter="\t")]
+    return {r["typed"]: r["site"] for r in rows if r["lang"] == lang}
+
+
+def write(site_dir: Path, pages: list[Page], docs: Path, lang: str) -> Path:
+    """Write this language's index beside Material's, and empty Material's of its documents."""
+    material = site_dir / "search" / "search_index.json"
+    index = json.loads(material.read_text("utf-8"))
+    out = site_dir / INDEX
+    payload = {"boost": BOOST, "synonyms": synonyms(lang), "docs": documents(pages, docs, lang, index["docs"])}
+    out.write_text(json.dumps(payload, ensure_ascii=False, separators=(",", ":")), "utf-8")
+    index["docs"] = []
+    material.write_text(json.dumps(index, ensure_ascii=False, separators=(",", ":")), "utf-8")
+    return out

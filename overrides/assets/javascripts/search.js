@@ -1,0 +1,196 @@
+// Site search: MiniSearch (vendored beside this file) over one document per entry
+// (search/entries.json, written by overrides/hooks/search.py), shown in Material's search box
+// with Material's result markup. Material's own index is left without documents.
+//
+// Chinese is split into overlapping character pairs on both sides, index and query, so both
+// always agree on what a word is (显存不足 -> 显存 存不 不足) with no dictionary to keep in step.
+// Code and English are split into API names and their parts (torch.cuda.empty_cache -> the
+// whole name, cuda, empty_cache, empty, cache), English words lightly stemmed.
+(function () {
+  "use strict";
+  var CJK = /[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]/;
+  var TOKEN = /[a-z0-9_]+(?:\.[a-z0-9_]+)*|[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+/g;
+  // title, search words, code line, the other language's title, text, page
+  var FIELDS = ["t", "w", "c", "a", "x", "p"];
+  var FIELD_BOOST = { t: 4, w: 4, c: 2, a: 2, x: 1, p: 0.5 };
+  var SHOWN = 20, MIN_SCORE = 0.1, CODE_LINES = 2;
+  // Question words and function words carry no topic: taken out of the query (not the index),
+  // unless nothing else is left.
+  var FILLER = /怎么办|怎么样|怎样|怎么|如何|为什么|为何|是什么|什么|哪些|哪个|有没有|能不能|可以|一下|的|了|吗|呢|吧|啊|请问/g;
+  var STOPWORDS = ("a an the to of in on at for from by with and or is are be do does did i my me we you it its this that " +
+    "how what why when which can should would will get there").split(" ");
+  var root = new URL(JSON.parse(document.getElementById("__config").textContent).base + "/", location);
+  var translations = JSON.parse(document.getElementById("__config").textContent).translations || {};
+  var index = null, loading = null, boost = {}, synonyms = {};
+
+  // freeze, freezes, freezing -> freez; layers -> layer; losses -> loss
+  function stem(word) {
+    if (word.length < 4 || /[^a-z]/.test(word)) return word;
+    if (/ies$/.test(word)) return word.slice(0, -3) + "y";
+    if (/ing$/.test(word) && word.length > 5) word = word.slice(0, -3).replace(/([^aeiouls])\1$/, "$1");
+    else if (/ed$/.test(word) && word.length > 4) word = word.slice(0, -2).replace(/([^aeiouls])\1$/, "$1");
+    else if (/[^su]s$/.test(word)) word = word.slice(0, -1);
+    return word.length > 3 ? word.replace(/e$/, "") : word;
+  }
+
+  function tokenize(text) {
+    var out = [];
+    (text.toLowerCase().match(TOKEN) || []).forEach(function (token) {
+      var seen = {};
+      function add(term) { if (term && !seen[term]) { seen[term] = 1; out.push(term); } }
+      if (CJK.test(token)) {
+        if (token.length === 1) add(token);
+        for (var i = 0; i + 1 < token.length; i++) out.push(token.slice(i, i + 2));
+        return;
+      }
+      if (/[._]/.test(token)) add(token);
+      token.split(".").forEach(function (name) {
+        var bare = name.replace(/^_+|_+$/g, "");
+        if (bare.indexOf("_") >= 0) add(bare);
+        bare.split("_").forEach(function (word) { add(stem(word)); });
+      });
+    });
+    return out;
+  }
+
+  // The query with the site's words added for what readers also type (内存 -> 显存, lr -> 学习率).
+  function expand(query) {
+    var lower = query.toLowerCase(), extra = [];
+    Object.keys(synonyms).forEach(function (typed) {
+      var found = CJK.test(typed) ? lower.indexOf(typed) >= 0 : tokenize(lower).indexOf(tokenize(typed)[0]) >= 0 && new RegExp("(^|[^a-z0-9_])" + typed.replace(/[.*+?^${}()|[\]\\]/g, "\\$&") + "($|[^a-z0-9_])").test(lower);
+      if (found) extra.push(synonyms[typed]);
+    });
+    return extra.length ? query + " " + extra.join(" ") : query;
+  }
+
+  function load() {
+    if (!loading) {
+      loading = fetch(new URL("search/entries.json", root)).then(function (r) { return r.json(); }).then(function (data) {
+        boost = data.boost; synonyms = data.synonyms;
+        var engine = new MiniSearch({ fields: FIELDS, storeFields: ["u", "t", "c", "p", "k"], tokenize: tokenize, processTerm: function (t) { return t; } });
+        engine.addAll(data.docs.map(function (doc, i) { doc.id = i; return doc; }));
+        index = engine;
+      });
+    }
+    return loading;
+  }
+
+  function search(query) {
+    var kept = tokenize(query.replace(FILLER, " ")).filter(function (t) { return STOPWORDS.indexOf(t) < 0; });
+    if (kept.length) query = query.replace(FILLER, " ");
+    return index.search(expand(query), {
+      tokenize: function (text) {
+        return tokenize(text).filter(function (t) { return !kept.length || STOPWORDS.indexOf(t) < 0; });
+      },
+      boost: FIELD_BOOST,
+      combineWith: "OR",
+      prefix: function (term) { return CJK.test(term) ? term.length === 1 : term.length >= 3; },
+      fuzzy: function (term) { return CJK.test(term) || term.length < 4 ? false : term.length < 6 ? 1 : 2; },
+      boostDocument: function (id, term, stored) { return boost[stored.k] || 1; },
+    });
+  }
+
+  // The words to mark for a result: runs of the typed Chinese whose pairs matched, and the
+  // matched code or English terms, so 显存不足 is marked as a word, never character by character.
+  function matchedWords(query, terms) {
+    var matched = {}, words = [];
+    terms.forEach(function (t) { matched[t] = 1; });
+    (query.toLowerCase().match(TOKEN) || []).forEach(function (token) {
+      if (!CJK.test(token)) return;
+      if (token.length === 1) {
+        if (terms.some(function (t) { return t.charAt(0) === token; })) words.push(token);
+        return;
+      }
+      // consecutive matched pairs overlap, so together they make one word
+      for (var i = 0, start = -1; i < token.length; i++) {
+        var pair = i + 1 < token.length && matched[token.slice(i, i + 2)];
+        if (pair && start < 0) start = i;
+        if (!pair && start >= 0) { words.push(token.slice(start, i + 1)); start = -1; }
+      }
+    });
+    terms.forEach(function (t) { if (!CJK.test(t)) words.push(t); });
+    return words.filter(function (w, i) { return words.indexOf(w) === i; });
+  }
+
+  function escape(text) {
+    return text.replace(/[&<>"]/g, function (c) { return { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" }[c]; });
+  }
+
+  // `text` as HTML with the words marked; a Chinese word that is not in it as a whole is marked
+  // by its pairs, an English stem with the rest of its word (freez -> freezing).
+  function mark(text, words) {
+    var parts = [];
+    words.forEach(function (w) {
+      if (!CJK.test(w)) parts.push("\\b" + w.replace(/[.*+?^${}()|[\]\\]/g, "\\$&") + "[a-z0-9_]*");
+      else if (text.indexOf(w) >= 0 || w.length < 3) parts.push(w);
+      else for (var i = 0; i + 1 < w.length; i++) parts.push(w.slice(i, i + 2));
+    });
+    if (!parts.length) return escape(text);
+    parts.sort(function (a, b) { return b.length - a.length; });
+    var pattern = new RegExp(parts.join("|"), "gi"), html = "", last = 0, m;
+    while ((m = pattern.exec(text)) && m[0]) {
+      html += escape(text.slice(last, m.index)) + "<mark>" + escape(m[0]) + "</mark>";
+      last = m.index + m[0].length;
+    }
+    return html + escape(text.slice(last));
+  }
+
+  function container() {
+    var result = document.querySelector("[data-md-component=search-result]");
+    var own = result.querySelector(".cheatsheet-search");
+    if (!own) {
+      own = document.createElement("div");
+      own.className = "cheatsheet-search";
+      own.innerHTML = '<div class="md-search-result__meta"></div><ol class="md-search-result__list" role="presentation"></ol>';
+      result.insertBefore(own, result.firstChild);
+    }
+    return own;
+  }
+
+  function count(n) {
+    var key = n === 0 ? "search.result.none" : n === 1 ? "search.result.one" : "search.result.other";
+    return (translations[key] || "# results").replace("#", n);
+  }
+
+  function render(query) {
+    var own = container(), meta = own.firstChild, list = own.lastChild;
+    if (!query.trim()) {
+      meta.textContent = translations["search.result.placeholder"] || "";
+      list.innerHTML = "";
+      return;
+    }
+    var results = search(query);
+    // Every result shares a word with the query; leave out the ones far below the best.
+    var floor = results.length ? results[0].score * MIN_SCORE : 0;
+    results = results.filter(function (r) { return r.score >= floor; });
+    meta.textContent = count(results.length);
+    list.innerHTML = results.slice(0, SHOWN).map(function (r) {
+      var words = matchedWords(query, r.terms);
+      var url = new URL(r.u, root);
+      if (words.length) url.searchParams.set("h", words.join(" "));  // Material marks them on the page
+      var where = r.k === "page" ? "" : '<p class="cheatsheet-search__where">' + escape(r.p || "") + "</p>";
+      var code = r.c ? "<p><code>" + mark(r.c.split("\n").slice(0, CODE_LINES).join("\n"), words) + "</code></p>" : "";
+      return '<li class="md-search-result__item"><a href="' + escape(url.href) + '" class="md-search-result__link" tabindex="-1">' +
+        '<article class="md-search-result__article md-typeset" data-md-score="' + r.score.toFixed(2) + '">' +
+        where + "<h2>" + mark(r.t, words) + "</h2>" + code + "</article></a></li>";
+    }).join("");
+  }
+
+  function isQuery(el) { return el && el.matches && el.matches("[data-md-component=search-query]"); }
+
+  function update(input) {
+    var typed = input.value;
+    load().then(function () { if (input.value === typed) render(typed); });
+  }
+
+  document.addEventListener("focusin", function (event) { if (isQuery(event.target)) load(); });
+  document.addEventListener("input", function (event) { if (isQuery(event.target)) update(event.target); });
+  // A shared search link (?q=) fills the box without an input event.
+  document$.subscribe(function () {
+    var input = document.querySelector("[data-md-component=search-query]");
+    if (input && input.value) update(input);
+  });
+
+  window.cheatsheetSearch = { tokenize: tokenize, stem: stem, matchedWords: matchedWords, mark: mark, expand: expand, load: load,
+    search: function (q) { return load().then(function () { return search(q); }); } };
+})();
