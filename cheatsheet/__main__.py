@@ -10,7 +10,7 @@
                                   the verification record: what ran where, and whether it is current
     api-docs [--check]            each entry's main API and its documentation page (verification/api-docs.csv)
     pdf [SITE_DIR]                the printable cheat sheet of a built site (A4 landscape, per language)
-    bench [--suite [--against REV] [--scale F]] [--search]
+    bench [--suite [--against REV] [--scale F]] [--search] [--search-scale N]
                                   build time, index sizes, suite time and phases
 """
 
@@ -177,6 +177,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--against", metavar="REV", help="with --suite: time the test suite of an earlier commit too")
     p.add_argument("--scale", type=float, metavar="F", help="with --suite: also over a copy of the site grown to F times its entries")
     p.add_argument("--search", action="store_true", help="type the search queries into Chromium")
+    p.add_argument("--search-scale", type=int, metavar="N", help="build a site grown to N entries per language and time its first search result")
     p.set_defaults(run=cmd_bench)
     args = parser.parse_args(argv)
     return args.run(args)

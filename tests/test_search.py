@@ -133,6 +133,16 @@ def test_matched_words(search_page, query, terms, words):
     assert search_page["zh"].evaluate("([q, t]) => cheatsheetSearch.matchedWords(q, t)", [query, terms]) == words
 
 
+@pytest.mark.parametrize("lang,query,added,not_added", [
+    ("zh", "清理GPU内存", ["显存", "释放"], []),  # Chinese: as a substring
+    ("en", "lr decay", ["learning rate"], []),  # code and English: as a whole word
+    ("en", "flr schedule", [], ["learning rate"]),
+])
+def test_synonyms_add_the_sites_words(search_page, lang, query, added, not_added):
+    expanded = search_page[lang].evaluate("q => cheatsheetSearch.load().then(() => cheatsheetSearch.expand(q))", query)
+    assert expanded.startswith(query) and all(w in expanded for w in added) and not any(w in expanded for w in not_added), expanded
+
+
 def test_mark_keeps_words_whole_and_escapes(search_page):
     mark = "([t, w]) => cheatsheetSearch.mark(t, w)"
     page = search_page["zh"]

@@ -54,6 +54,16 @@ def test_cli_lists_its_commands():
         assert command in out
 
 
+def test_bench_accepts_every_option_its_help_names():
+    import re
+
+    from cheatsheet import bench
+
+    out = subprocess.run([sys.executable, "-m", "cheatsheet", "bench", "--help"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    documented = set(re.findall(r"(--[a-z-]+)", bench.__doc__))
+    assert documented and not [option for option in documented if option not in out]
+
+
 def git(repo, *args, date="2026-01-01T00:00:00"):
     # Explicit dates: both commits would otherwise fall in the same second.
     env = dict(os.environ, GIT_AUTHOR_DATE=date, GIT_COMMITTER_DATE=date)

@@ -57,7 +57,8 @@
   function expand(query) {
     var lower = query.toLowerCase(), extra = [];
     Object.keys(synonyms).forEach(function (typed) {
-      var found = CJK.test(typed) ? lower.indexOf(typed) >= 0 : tokenize(lower).indexOf(tokenize(typed)[0]) >= 0 && new RegExp("(^|[^a-z0-9_])" + typed.replace(/[.*+?^${}()|[\]\\]/g, "\\$&") + "($|[^a-z0-9_])").test(lower);
+      var found = CJK.test(typed) ? lower.indexOf(typed) >= 0
+        : new RegExp("(^|[^a-z0-9_])" + typed.replace(/[.*+?^${}()|[\]\\]/g, "\\$&") + "($|[^a-z0-9_])").test(lower);
       if (found) extra.push(synonyms[typed]);
     });
     return extra.length ? query + " " + extra.join(" ") : query;
@@ -70,7 +71,7 @@
         var engine = new MiniSearch({ fields: FIELDS, storeFields: ["u", "t", "c", "p", "k"], tokenize: tokenize, processTerm: function (t) { return t; } });
         engine.addAll(data.docs.map(function (doc, i) { doc.id = i; return doc; }));
         index = engine;
-      });
+      }).catch(function (error) { loading = null; throw error; });  // the next keystroke tries again
     }
     return loading;
   }
