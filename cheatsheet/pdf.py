@@ -29,7 +29,6 @@ def build_pdfs(site_dir: Path, browser=None) -> list[Path]:
     with serve(site_dir) as base, (contextlib.nullcontext(browser) if browser else chromium()) as browser:
         for lang, prefix in LANGS.items():
             page = browser.new_page()
-            page.route("**/search_index.json", lambda route: route.abort())  # not needed on paper
             page.goto(base + prefix + "all/")
             page.evaluate("document.fonts.ready")
             out = pdf_path(site_dir, lang)

@@ -75,14 +75,9 @@ def test_all_idioms_page_is_not_in_the_search_index(site):
 # --- in a browser ---------------------------------------------------------------------------
 
 
-def _no_search(page):
-    page.route("**/search_index.json", lambda route: route.abort())
-
-
 @pytest.mark.parametrize("lang,word", [("zh", "显存"), ("en", "freeze")])
 def test_all_idioms_filters_as_you_type(browser_page, lang, word):
     page, base, _ = browser_page
-    _no_search(page)
     page.goto(base + LANGS[lang] + "gpu-memory/")
     page.click(".md-sidebar--primary a[href$='/all/']")  # instant navigation: the filter is bound on each page change
     page.wait_for_url(f"**/{LANGS[lang]}all/")
@@ -99,7 +94,6 @@ def test_all_idioms_filters_as_you_type(browser_page, lang, word):
 
 def test_output_lines_look_like_output_and_stay_out_of_the_copied_code(browser_page, tmp_path):
     page, base, _ = browser_page
-    _no_search(page)
     page.goto(base + "en/tensors/")
     example = page.locator("pre:has(.output-line) code").first
     colours = example.evaluate("""code => ({
@@ -132,7 +126,6 @@ def _switch(page, lang):
 
 def test_language_switch_keeps_the_place_after_instant_navigation(browser_page):
     page, base, _ = browser_page
-    _no_search(page)
     page.goto(base)
     page.click(".md-sidebar--primary a[href$='gpu-memory/']")
     page.wait_for_url("**/gpu-memory/")
@@ -154,7 +147,6 @@ def test_language_switch_keeps_the_place_after_instant_navigation(browser_page):
 
 def test_language_switch_keeps_a_section(browser_page):
     page, base, _ = browser_page
-    _no_search(page)
     page.goto(base)  # then as a reader clicks: sidebar, table of contents (instant navigation)
     page.click(".md-sidebar--primary a[href$='training/']")
     page.wait_for_url("**/training/")
@@ -182,7 +174,6 @@ def test_language_switch_keeps_the_place_after_a_search_click(browser_page):
 
 def test_language_switch_keeps_the_colour_scheme(browser_page):
     page, base, _ = browser_page
-    # No _no_search(page) here: Material's palette stops switching once the search worker fails.
     page.emulate_media(color_scheme="light")
     page.goto(base)
     page.click(".md-sidebar--primary a[href$='tensors/']")  # instant navigation, as a reader gets there
@@ -198,7 +189,6 @@ def test_language_switch_keeps_the_colour_scheme(browser_page):
 def test_code_fits_a_phone(browser):
     chromium, base = browser
     page = chromium.new_page(viewport={"width": 390, "height": 844})
-    _no_search(page)
     try:
         for path in ("gpu-memory/", "en/gpu-memory/"):
             page.goto(base + path)
@@ -231,7 +221,6 @@ def test_no_serious_accessibility_violations(browser_page, lang, scheme):
             pytest.fail(f"{AXE} is missing: run npm ci")
         pytest.skip(f"{AXE} is missing: run npm ci to check accessibility")
     page, base, _ = browser_page
-    _no_search(page)
     page.emulate_media(color_scheme=scheme)
     found = {}
     for path in ("", "gpu-memory/", "all/", f"recipes/{_first_recipe()}/"):
@@ -252,7 +241,6 @@ def test_no_serious_accessibility_violations(browser_page, lang, scheme):
 def test_a_missing_page_answers_in_the_readers_language(browser_page, lang, missing, heading):
     """Served like GitHub Pages: every missing path gets the root 404.html."""
     page, base, _ = browser_page
-    _no_search(page)
     response = page.goto(base + missing)
     assert response.status == 404
     page.wait_for_function(f"document.documentElement.lang === '{lang}'")
@@ -401,7 +389,6 @@ def test_a_changed_entry_is_not_shown_as_verified():
 def test_entry_chrome_and_page_table_in_the_browser(browser_page):
     """What a reader sees under a heading and at the top of a page, and where its links go."""
     page, base, _ = browser_page
-    _no_search(page)
     page.goto(base + "en/gpu-memory/")
     table = page.locator("details.at-a-glance")
     assert table.is_visible() and table.locator("tbody tr").count() == len(parse_page(DOCS / "en" / "gpu-memory.md", "en").entries)

@@ -42,8 +42,6 @@ def test_no_third_party_urls_in_built_pages(site):
 
 def test_language_switch_keeps_page_and_entry(browser_page):
     page, base, _ = browser_page
-    # No search here: spare the search worker building its index on each of the three loads.
-    page.route("**/search_index.json", lambda route: route.abort())
     page.goto(base + "gpu-memory/#cuda-empty-cache")
     page.hover(".md-header__option .md-select")
     page.click("a.md-select__link[hreflang=en]")
@@ -63,7 +61,6 @@ def _first_recipe() -> str:
 
 def test_language_switch_works_on_a_recipe_page(browser_page):
     page, base, _ = browser_page
-    page.route("**/search_index.json", lambda route: route.abort())
     recipe = _first_recipe()
     page.goto(f"{base}recipes/{recipe}/")
     page.hover(".md-header__option .md-select")
@@ -90,7 +87,6 @@ def test_recipe_cells_follow_the_colour_scheme(browser_page, scheme):
     """mkdocs-jupyter's cells take Material's light (default) or dark (slate) scheme: code and
     prose stay readable against their background in both."""
     page, base, _ = browser_page
-    page.route("**/search_index.json", lambda route: route.abort())
     page.emulate_media(color_scheme="dark" if scheme == "slate" else "light")
     page.goto(base + "all/")
     page.click(f".all-idioms a[href$='recipes/{_first_recipe()}/']")  # instant navigation brings the cells' styles along
@@ -157,7 +153,6 @@ def test_merged_ids_keep_an_anchor(site, lang, prefix):
 
 def test_a_link_to_a_merged_entry_lands_on_the_entry_it_moved_to(browser_page):
     page, base, _ = browser_page
-    page.route("**/search_index.json", lambda route: route.abort())
     for lang, prefix in (("zh", ""), ("en", "en/")):
         moved = [(page_, entry_id, alias) for page_, entry_id, alias in _aliases(lang) if "#" in alias]
         target_page, entry_id, alias = moved[0]
