@@ -1,5 +1,8 @@
 """The site's search index: one document per entry, ranked in the browser by MiniSearch
-(overrides/assets/javascripts/search.js).
+(overrides/assets/javascripts/search.js). It comes in two files, fetched on the first search:
+INDEX holds every document but its text and is enough to rank; TEXT holds the texts, which make
+up most of the words, and refines the ranking once it is indexed too. Splitting them keeps the
+first result quick on a large site.
 
 An entry's document holds what a reader searches by: its title, its code line, its fields (助记,
 作用, 使用前提 or the English ones) and, on the Chinese site, the English title of the same entry,
@@ -21,6 +24,7 @@ from pathlib import Path
 from .pages import LABELS, Entry, Page, counterpart
 
 INDEX = "search/entries.json"
+TEXT = "search/text.json"  # each document's text (x), in INDEX's order
 SYNONYMS = Path(__file__).with_name("search_synonyms.tsv")
 # Kinds of documents and how much a match in them counts against a match in an entry.
 BOOST = {"entry": 1.0, "recipe": 0.3, "section": 0.2, "page": 0.1}
@@ -125,9 +129,15 @@ def write(site_dir: Path, pages: list[Page], docs: Path, lang: str) -> Path:
     """Write this language's index beside Material's, and empty Material's of its documents."""
     material = site_dir / "search" / "search_index.json"
     index = json.loads(material.read_text("utf-8"))
+    index_docs = documents(pages, docs, lang, index["docs"])
+    texts = [doc.pop("x") for doc in index_docs]
     out = site_dir / INDEX
-    payload = {"boost": BOOST, "synonyms": synonyms(lang), "docs": documents(pages, docs, lang, index["docs"])}
-    out.write_text(json.dumps(payload, ensure_ascii=False, separators=(",", ":")), "utf-8")
+    _dump(out, {"boost": BOOST, "synonyms": synonyms(lang), "docs": index_docs})
+    _dump(site_dir / TEXT, texts)
     index["docs"] = []
-    material.write_text(json.dumps(index, ensure_ascii=False, separators=(",", ":")), "utf-8")
+    _dump(material, index)
     return out
+
+
+def _dump(path: Path, data) -> None:
+    path.write_text(json.dumps(data, ensure_ascii=False, separators=(",", ":")), "utf-8")

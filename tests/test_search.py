@@ -64,6 +64,10 @@ def test_the_held_out_set_has_its_own_queries_with_real_answers():
 def test_the_index_has_each_entry_once_with_its_code_line_and_fields(site, lang, prefix):
     site_dir, _ = site
     docs = json.loads((site_dir / prefix / search_index.INDEX).read_text("utf-8"))["docs"]
+    texts = json.loads((site_dir / prefix / search_index.TEXT).read_text("utf-8"))
+    assert len(texts) == len(docs) and not [d for d in docs if "x" in d], "the texts are in their own file, in the same order"
+    for doc, text in zip(docs, texts):
+        doc["x"] = text
     entries = [d for d in docs if d["k"] == "entry"]
     for page in site_pages(DOCS, lang):
         for entry in page.entries if page.kind == "topic" else []:
@@ -192,6 +196,7 @@ def test_slash_enter_and_highlight_after_instant_navigation(browser_page):
 
 
 def test_the_index_is_fetched_on_the_first_search_not_on_page_load(browser_page):
+    """Both files: the documents, then their texts."""
     page, base, _ = browser_page
     fetched = []
     page.on("request", lambda request: fetched.append(request.url))
@@ -201,4 +206,16 @@ def test_the_index_is_fetched_on_the_first_search_not_on_page_load(browser_page)
     page.click("input.md-search__input")
     page.keyboard.type("freeze")
     page.locator(".cheatsheet-search .md-search-result__item").first.wait_for()
-    assert [url for url in fetched if url.endswith(search_index.INDEX)]
+    page.evaluate("cheatsheetSearch.complete()")
+    assert [url for url in fetched if url.endswith(search_index.INDEX)] and [url for url in fetched if url.endswith(search_index.TEXT)]
+
+
+def test_results_shown_before_the_texts_are_indexed_are_ranked_again_after(browser_page):
+    page, base, _ = browser_page
+    page.goto(base)
+    page.click("input.md-search__input")
+    page.keyboard.type("显存一直涨")  # typed at once: the first results come from the titles alone
+    page.locator(".cheatsheet-search .md-search-result__item").first.wait_for()
+    page.evaluate("cheatsheetSearch.complete()")
+    full = page.evaluate("q => cheatsheetSearch.search(q).then(r => r.slice(0, 5).map(x => x.u.split('#')[1]))", "显存一直涨")
+    page.wait_for_function("ids => [...document.querySelectorAll('.cheatsheet-search a')].slice(0, 5).map(a => a.hash.slice(1)).join() === ids.join()", arg=full)

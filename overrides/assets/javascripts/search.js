@@ -10,9 +10,10 @@
   "use strict";
   var CJK = /[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]/;
   var TOKEN = /[a-z0-9_]+(?:\.[a-z0-9_]+)*|[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+/g;
-  // title, search words, code line, the other language's title, text, page
-  var FIELDS = ["t", "w", "c", "a", "x", "p"];
-  var FIELD_BOOST = { t: 4, w: 4, c: 2, a: 2, x: 1, p: 0.5 };
+  // Fields: title, search words, code line, the other language's title, page; then the text (x),
+  // indexed second from its own file (cheatsheet/search_index.py) since it holds most words.
+  var FIELDS = ["t", "w", "c", "a", "p"];
+  var FIELD_BOOST = { t: 4, w: 4, c: 2, a: 2, p: 0.5, x: 1 };
   var SHOWN = 20, MIN_SCORE = 0.1, CODE_LINES = 2;
   // Question words and function words carry no topic: taken out of the query (not the index),
   // unless nothing else is left.
@@ -21,7 +22,7 @@
     "how what why when which can should would will get there").split(" ");
   var root = new URL(JSON.parse(document.getElementById("__config").textContent).base + "/", location);
   var translations = JSON.parse(document.getElementById("__config").textContent).translations || {};
-  var index = null, loading = null, boost = {}, synonyms = {};
+  var docs = [], heads = null, texts = null, loading = null, complete = null, boost = {}, synonyms = {};
 
   // freeze, freezes, freezing -> freez; layers -> layer; losses -> loss
   function stem(word) {
@@ -33,23 +34,31 @@
     return word.length > 3 ? word.replace(/e$/, "") : word;
   }
 
-  function tokenize(text) {
-    var out = [];
-    (text.toLowerCase().match(TOKEN) || []).forEach(function (token) {
-      var seen = {};
-      function add(term) { if (term && !seen[term]) { seen[term] = 1; out.push(term); } }
-      if (CJK.test(token)) {
-        if (token.length === 1) add(token);
-        for (var i = 0; i + 1 < token.length; i++) out.push(token.slice(i, i + 2));
-        return;
-      }
-      if (/[._]/.test(token)) add(token);
-      token.split(".").forEach(function (name) {
-        var bare = name.replace(/^_+|_+$/g, "");
-        if (bare.indexOf("_") >= 0) add(bare);
-        bare.split("_").forEach(function (word) { add(stem(word)); });
-      });
+  var termsOf = Object.create(null);  // token -> its terms: the index repeats the same tokens a lot
+
+  function tokenTerms(token) {
+    var terms = [];
+    function add(term) { if (term && terms.indexOf(term) < 0) terms.push(term); }
+    if (CJK.test(token)) {
+      if (token.length === 1) terms.push(token);
+      for (var i = 0; i + 1 < token.length; i++) terms.push(token.slice(i, i + 2));
+      return terms;
+    }
+    if (/[._]/.test(token)) add(token);
+    token.split(".").forEach(function (name) {
+      var bare = name.replace(/^_+|_+$/g, "");
+      if (bare.indexOf("_") >= 0) add(bare);
+      bare.split("_").forEach(function (word) { add(stem(word)); });
     });
+    return terms;
+  }
+
+  function tokenize(text) {
+    var out = [], tokens = text.toLowerCase().match(TOKEN) || [];
+    for (var i = 0; i < tokens.length; i++) {
+      var terms = termsOf[tokens[i]] || (termsOf[tokens[i]] = tokenTerms(tokens[i]));
+      for (var j = 0; j < terms.length; j++) out.push(terms[j]);
+    }
     return out;
   }
 
@@ -64,13 +73,30 @@
     return extra.length ? query + " " + extra.join(" ") : query;
   }
 
+  function fetchJSON(path) {
+    return fetch(new URL(path, root)).then(function (r) { return r.json(); });
+  }
+
+  function engine(fields) {
+    return new MiniSearch({ fields: fields, tokenize: tokenize, processTerm: function (t) { return t; } });
+  }
+
+  // Resolves once the documents are indexed without their texts: enough to rank. `complete`
+  // resolves once the texts are indexed too; the shown results are then ranked again.
   function load() {
     if (!loading) {
-      loading = fetch(new URL("search/entries.json", root)).then(function (r) { return r.json(); }).then(function (data) {
-        boost = data.boost; synonyms = data.synonyms;
-        var engine = new MiniSearch({ fields: FIELDS, storeFields: ["u", "t", "c", "p", "k"], tokenize: tokenize, processTerm: function (t) { return t; } });
-        engine.addAll(data.docs.map(function (doc, i) { doc.id = i; return doc; }));
-        index = engine;
+      loading = fetchJSON("search/entries.json").then(function (data) {
+        boost = data.boost; synonyms = data.synonyms; docs = data.docs;
+        heads = engine(FIELDS);
+        heads.addAll(docs.map(function (doc, i) { return Object.assign({ id: i }, doc); }));
+        complete = fetchJSON("search/text.json").then(function (text) {
+          var body = engine(["x"]);  // in chunks, so that typing stays responsive meanwhile
+          return body.addAllAsync(text.map(function (x, i) { return { id: i, x: x }; }), { chunkSize: 100 }).then(function () {
+            texts = body;
+            var input = document.querySelector("[data-md-component=search-query]");
+            if (input && input.value.trim()) render(input.value);
+          });
+        });
       }).catch(function (error) { loading = null; throw error; });  // the next keystroke tries again
     }
     return loading;
@@ -79,7 +105,7 @@
   function search(query) {
     var kept = tokenize(query.replace(FILLER, " ")).filter(function (t) { return STOPWORDS.indexOf(t) < 0; });
     if (kept.length) query = query.replace(FILLER, " ");
-    return index.search(expand(query), {
+    var options = {
       tokenize: function (text) {
         return tokenize(text).filter(function (t) { return !kept.length || STOPWORDS.indexOf(t) < 0; });
       },
@@ -87,8 +113,28 @@
       combineWith: "OR",
       prefix: function (term) { return CJK.test(term) ? term.length === 1 : term.length >= 3; },
       fuzzy: function (term) { return CJK.test(term) || term.length < 4 ? false : term.length < 6 ? 1 : 2; },
-      boostDocument: function (id, term, stored) { return boost[stored.k] || 1; },
+      boostDocument: function (id) { return boost[docs[id].k] || 1; },
+    };
+    query = expand(query);
+    // MiniSearch scores a document by the sum over fields and terms, times the number of query
+    // terms it matched; summing the two indexes' results that way ranks as one index would.
+    var merged = {};
+    [heads].concat(texts ? [texts] : []).forEach(function (engine) {
+      engine.search(query, options).forEach(function (r) {
+        var m = merged[r.id] || (merged[r.id] = { id: r.id, sum: 0, queryTerms: [], terms: [] });
+        m.sum += r.score / r.queryTerms.length;
+        union(m.queryTerms, r.queryTerms);
+        union(m.terms, r.terms);
+      });
     });
+    return Object.keys(merged).map(function (id) {
+      var m = merged[id];
+      return Object.assign({ id: m.id, score: m.sum * m.queryTerms.length, terms: m.terms }, docs[m.id]);
+    }).sort(function (a, b) { return b.score - a.score; });
+  }
+
+  function union(into, more) {
+    more.forEach(function (x) { if (into.indexOf(x) < 0) into.push(x); });
   }
 
   // The words to mark for a result: runs of the typed Chinese whose pairs matched, and the
@@ -193,5 +239,6 @@
   });
 
   window.cheatsheetSearch = { tokenize: tokenize, stem: stem, matchedWords: matchedWords, mark: mark, expand: expand, load: load,
+    complete: function () { return load().then(function () { return complete; }); },
     search: function (q) { return load().then(function () { return search(q); }); } };
 })();
