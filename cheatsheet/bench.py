@@ -134,7 +134,7 @@ def main(argv: list[str]) -> None:
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
     with tempfile.TemporaryDirectory() as tmp:
         site = Path(tmp) / "site"
-        runs = [timed([str(BIN / "mkdocs"), "build", "--strict", "-q", "-d", str(site)], env=env) for _ in range(3)]
+        runs = [timed([str(BIN / "mkdocs"), "build", "--strict", "-d", str(site)], env=env) for _ in range(3)]
         print(f"mkdocs build --strict, both languages: median {statistics.median(runs):.1f} s over {len(runs)} runs")
         for lang, prefix in (("zh", ""), ("en", "en/")):
             docs = len(json.loads((site / prefix / INDEX).read_text("utf-8"))["docs"])

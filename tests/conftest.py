@@ -175,6 +175,16 @@ def site(tmp: Path):
     return site_dir, port
 
 
+@early
+def plain_site(tmp: Path):
+    """The strict build as the README's `mkdocs serve` runs it: no REPO_URL, no SITE_URL, every
+    warning shown (with -q, MkDocs hides warnings from --strict too)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("REPO_URL", "SITE_URL")}
+    proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp / "site")],
+                          cwd=ROOT, env=dict(env, NO_MKDOCS_2_WARNING="1"), capture_output=True, text=True)
+    return proc, tmp / "site"
+
+
 # --- in a browser -------------------------------------------------------------------------
 
 

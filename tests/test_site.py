@@ -25,6 +25,14 @@ def test_every_page_is_built(site, lang, prefix):
         assert path.is_file(), f"{page} was not built for {lang}"
 
 
+def test_the_site_builds_strictly_without_repository_or_site_address(plain_site):
+    """The README's `mkdocs serve` has neither REPO_URL nor SITE_URL: no warning, no edit links."""
+    proc, site_dir = plain_site
+    assert proc.returncode == 0 and "WARNING" not in proc.stderr, proc.stderr[-3000:]
+    page = (site_dir / "gpu-memory" / "index.html").read_text("utf-8")
+    assert "/edit/" not in page and "md-content__button" not in page
+
+
 def test_no_third_party_urls_in_built_pages(site):
     site_dir, _ = site
     external = re.compile(r"""<(?:script|link|img|iframe)[^>]+(?:src|href)=["'](?:https?:)?//(?!127\.0\.0\.1)""")

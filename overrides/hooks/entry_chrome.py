@@ -37,6 +37,14 @@ def _status(text, row, current_hash, device) -> str:
     return text[device].format(torch=row.torch, date=row.date, device=row.device)
 
 
+def on_config(config):
+    # "Edit this page" needs the repository. Without REPO_URL (a reader's `mkdocs serve`), MkDocs
+    # would warn about the bare edit path on every page, and the strict build would stop.
+    if not config.repo_url:
+        config.edit_uri = None
+    return config
+
+
 def on_page_markdown(markdown, page, config, files):
     parsed = parse_page(Path(page.file.abs_src_path), site_lang(config))
     if parsed.kind != "topic" or not parsed.entries:
