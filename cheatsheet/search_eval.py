@@ -65,7 +65,7 @@ def evaluate(base: str, browser, queries: list[Query]) -> dict[str, dict]:
     """Per language: hit@1, hit@3 and the misses (query, first three visible results)."""
     out = {}
     for lang in sorted({q.lang for q in queries}, reverse=True):  # zh first
-        page = browser.new_page()  # one page per language: its worker builds the index once
+        page = browser.new_page()  # one page per language: it builds the index once
         page.goto(base + ("en/" if lang == "en" else ""))
         page.click("input.md-search__input")
         page.evaluate("cheatsheetSearch.complete()")  # score the full ranking, texts indexed too

@@ -21,7 +21,7 @@ import json
 import re
 from pathlib import Path
 
-from .pages import LABELS, Entry, Page, counterpart
+from .pages import LABELS, Entry, Page, counterpart, parse_page
 
 INDEX = "search/entries.json"
 TEXT = "search/text.json"  # each document's text (x), in INDEX's order
@@ -58,25 +58,16 @@ def entry_text(page: Page, entry: Entry) -> str:
     return re.sub(r"\s+", " ", text).strip()
 
 
-def page_url(path: Path, docs_lang_root: Path) -> str:
-    """The page's address relative to the site root, as MkDocs builds it (use_directory_urls)."""
-    rel = path.relative_to(docs_lang_root).with_suffix("")
-    if rel.name == "index":
-        rel = rel.parent
-    return "" if str(rel) == "." else f"{rel.as_posix()}/"
-
-
-def documents(pages: list[Page], docs: Path, lang: str, material_docs: list[dict]) -> list[dict]:
-    """The documents of one language's index. Short keys keep it small: u address, t title, c code
-    line, x text, a the other language's title, w the entry's search words, p the page's title,
-    k kind."""
-    root = docs / lang
+def documents(pages: list[Page], urls: dict[Path, str], docs: Path, lang: str, material_docs: list[dict]) -> list[dict]:
+    """The documents of one language's index. `urls`: each page's address as MkDocs built it.
+    Short keys keep it small: u address, t title, c code line, x text, a the other language's
+    title, w the entry's search words, p the page's title, k kind."""
     out: list[dict] = []
     entry_urls = set()
     for page in pages:
         if page.kind != "topic":
             continue
-        url = page_url(page.path, root)
+        url = urls[page.path]
         other = _other_titles(page, docs, lang)
         for entry in page.entries:
             doc = {"u": f"{url}#{entry.id}", "t": entry.title, "c": entry.code_line.code.strip() if entry.code_line else "",
@@ -88,7 +79,7 @@ def documents(pages: list[Page], docs: Path, lang: str, material_docs: list[dict
             out.append(doc)
             entry_urls.add(doc["u"])
             entry_urls.update(f"{url}#{alias}" for alias in entry.alias_ids)
-    recipe_urls = {page_url(p.path, root) for p in pages if p.kind == "recipe"}
+    recipe_urls = {urls[p.path] for p in pages if p.kind == "recipe"}
     titles = {}
     for doc in material_docs:
         location, title = doc["location"], doc["title"].replace("\u200b", "").rstrip("¶")
@@ -112,8 +103,6 @@ def _other_titles(page: Page, docs: Path, lang: str) -> dict[str, str]:
     """Entry id -> its title in English, for the Chinese site's documents."""
     if lang != "zh":
         return {}
-    from .pages import parse_page
-
     path = counterpart(page.path, docs, "en")
     return {e.id: e.title for e in parse_page(path, "en").entries} if path.exists() else {}
 
@@ -125,11 +114,11 @@ def synonyms(lang: str, path: Path = SYNONYMS) -> dict[str, str]:
     return {r["typed"]: r["site"] for r in rows if r["lang"] == lang}
 
 
-def write(site_dir: Path, pages: list[Page], docs: Path, lang: str) -> Path:
+def write(site_dir: Path, pages: list[Page], urls: dict[Path, str], docs: Path, lang: str) -> Path:
     """Write this language's index beside Material's, and empty Material's of its documents."""
     material = site_dir / "search" / "search_index.json"
     index = json.loads(material.read_text("utf-8"))
-    index_docs = documents(pages, docs, lang, index["docs"])
+    index_docs = documents(pages, urls, docs, lang, index["docs"])
     texts = [doc.pop("x") for doc in index_docs]
     out = site_dir / INDEX
     _dump(out, {"boost": BOOST, "synonyms": synonyms(lang), "docs": index_docs})

@@ -7,8 +7,16 @@ from pathlib import Path
 from cheatsheet import search_index
 from cheatsheet.pages import site_lang, site_pages
 
+# Each page's address as MkDocs builds it (Markdown pages and mkdocs-jupyter's recipes alike).
+URLS: dict[Path, str] = {}
+
+
+def on_files(files, config):
+    URLS.update((Path(f.abs_src_path).resolve(), f.url) for f in files.documentation_pages())
+    return files
+
 
 def on_post_build(config):
     lang = site_lang(config)
     docs = Path(config.docs_dir).parent
-    search_index.write(Path(config.site_dir), site_pages(docs, lang), docs, lang)
+    search_index.write(Path(config.site_dir), site_pages(docs, lang), URLS, docs, lang)

@@ -20,8 +20,8 @@
   var FILLER = /怎么办|怎么样|怎样|怎么|如何|为什么|为何|是什么|什么|哪些|哪个|有没有|能不能|可以|一下|的|了|吗|呢|吧|啊|请问/g;
   var STOPWORDS = ("a an the to of in on at for from by with and or is are be do does did i my me we you it its this that " +
     "how what why when which can should would will get there").split(" ");
-  var root = new URL(JSON.parse(document.getElementById("__config").textContent).base + "/", location);
-  var translations = JSON.parse(document.getElementById("__config").textContent).translations || {};
+  var config = JSON.parse(document.getElementById("__config").textContent);
+  var root = new URL(config.base + "/", location), translations = config.translations || {};
   var docs = [], heads = null, texts = null, loading = null, complete = null, boost = {}, synonyms = {};
 
   // freeze, freezes, freezing -> freez; layers -> layer; losses -> loss
@@ -238,7 +238,7 @@
     if (input && input.value) update(input);
   });
 
-  window.cheatsheetSearch = { tokenize: tokenize, stem: stem, matchedWords: matchedWords, mark: mark, expand: expand, load: load,
+  window.cheatsheetSearch = { tokenize: tokenize, matchedWords: matchedWords, mark: mark, expand: expand, load: load,
     complete: function () { return load().then(function () { return complete; }); },
     search: function (q) { return load().then(function () { return search(q); }); } };
 })();
