@@ -9,7 +9,7 @@
                                           # the suite over a copy of the site grown to 1.5 times
                                           # its entries (Python-only pages copied under new ids)
     python -m cheatsheet bench --search   # also the search benchmark (200 queries), the held-out
-                                          # set (120) and each entry searched by its own task
+                                          # set (99) and each entry searched by its own task
                                           # words, typed into Chromium
     python -m cheatsheet bench --search-scale 2000
                                           # a site grown to 2000 entries per language (in a
