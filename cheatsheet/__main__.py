@@ -21,14 +21,17 @@ import subprocess
 import sys
 from pathlib import Path
 
-from . import DOCS, ROOT, SNIPPETS, VERIFICATION, display
+from cheatsheet import display
+from cheatsheet.project import repo
+
+PROJECT = repo()
 
 
 def cmd_new(args) -> int:
-    from .scaffold import ScaffoldError, new_entry
+    from cheatsheet.tools.scaffold import ScaffoldError, new_entry
 
     try:
-        print("\n".join(new_entry(DOCS, args.page, args.entry_id, args.after)))
+        print("\n".join(new_entry(PROJECT.docs, args.page, args.entry_id, args.after)))
     except ScaffoldError as e:
         print(e, file=sys.stderr)
         return 2
@@ -36,10 +39,10 @@ def cmd_new(args) -> int:
 
 
 def cmd_new_recipe(args) -> int:
-    from .scaffold import ScaffoldError, new_recipe
+    from cheatsheet.tools.scaffold import ScaffoldError, new_recipe
 
     try:
-        print("\n".join(new_recipe(DOCS, args.name)))
+        print("\n".join(new_recipe(PROJECT.docs, args.name)))
     except ScaffoldError as e:
         print(e, file=sys.stderr)
         return 2
@@ -52,24 +55,24 @@ def cmd_fill(args) -> int:
     cmd = [sys.executable, "-m", "pytest", str(page), "--update-output", "-q", "-m", "not checks"]
     for entry_id in args.entry_id:
         cmd += ["--entry", entry_id]
-    return subprocess.run(cmd, cwd=ROOT).returncode
+    return subprocess.run(cmd, cwd=PROJECT.root).returncode
 
 
 def cmd_check(args) -> int:
-    from .checks import check_site
-    from .pages import site_pages
-    from .torch_api import inspect_names
+    from cheatsheet.check.entries import check_site
+    from cheatsheet.check.torch_api import inspect_names
+    from cheatsheet.model.pages import site_pages
 
-    problems = [p for _, p in check_site(DOCS, SNIPPETS, inspect_names)]
+    problems = [p for _, p in check_site(PROJECT.docs, PROJECT.snippets, inspect_names)]
     for problem in problems:
         print(problem)
-    counts = {lang: sum(len(p.entries) for p in site_pages(DOCS, lang)) for lang in ("zh", "en")}
+    counts = {lang: sum(len(p.entries) for p in site_pages(PROJECT.docs, lang)) for lang in ("zh", "en")}
     print(f"{counts['zh']} entries in docs/zh, {counts['en']} in docs/en, {len(problems)} problem(s)")
     return 1 if problems else 0
 
 
 def cmd_status(args) -> int:
-    from .translations import stale_entries
+    from cheatsheet.tools.status import stale_entries
 
     report = stale_entries()
     print("\n".join(report))
@@ -78,7 +81,7 @@ def cmd_status(args) -> int:
 
 
 def cmd_lint_zh(args) -> int:
-    from .lint_zh import fix, problems
+    from cheatsheet.tools.lint_zh import fix, problems
 
     if args.fix:
         print("\n".join(fix()) or "nothing to fix")
@@ -88,22 +91,20 @@ def cmd_lint_zh(args) -> int:
 
 
 def cmd_record(args) -> int:
-    from .record import DEVICES, Recorder, check, merge, summary
+    from cheatsheet.model.record import DEVICES, Recorder, check, merge, summary
 
     record_dir = Path(args.dir)
     if args.merge:
-        counts = merge([Path(p) for p in args.merge], record_dir, DOCS)
+        counts = merge([Path(p) for p in args.merge], record_dir, PROJECT.docs)
         print(f"merged {len(args.merge)} part(s) into {display(record_dir)}: " + ", ".join(f"{n} {d} rows" for d, n in counts.items()))
     if args.prune:
-        dropped = Recorder(record_dir, DOCS, SNIPPETS).drop_stale()
+        dropped = Recorder(record_dir, PROJECT.docs, PROJECT.snippets).drop_stale()
         print("\n".join(f"dropped {d}" for d in dropped) or "no stale rows")
-    for device, figures in summary(record_dir).items():
-        if figures["rows"]:
-            results = ", ".join(f"{n} {r}" for r, n in sorted(figures["results"].items()))
-            print(f"{device}: {results}; torch {', '.join(figures['torch'])}; {'; '.join(figures['devices'])}; {', '.join(figures['dates'])}")
-        else:
-            print(f"{device}: no rows")
-    problems = check(DOCS, SNIPPETS, record_dir)
+    for device, figures in summary(PROJECT.docs, PROJECT.snippets, record_dir).items():
+        states = ", ".join(f"{n} {state}" for state, n in sorted(figures["states"].items()))
+        sources = f"; torch {', '.join(figures['torch'])}; {'; '.join(figures['devices'])}; {', '.join(figures['dates'])}" if figures["torch"] else ""
+        print(f"{device}: {figures['entries']} entries: {states}{sources}")
+    problems = check(PROJECT.docs, PROJECT.snippets, record_dir)
     for problem in problems:
         print(problem)
     print(f"{len(problems)} problem(s) in the record" + ("" if problems else f" (every row current; devices: {', '.join(DEVICES)})"))
@@ -111,17 +112,17 @@ def cmd_record(args) -> int:
 
 
 def cmd_bench(args) -> int:
-    from .bench import main
+    from benchmarks.bench import main
 
     main(sys.argv[2:])
     return 0
 
 
 def cmd_api_docs(args) -> int:
-    from .api_docs import dump, table
+    from cheatsheet.tools.api_docs import dump, table
 
-    path = VERIFICATION / "api-docs.csv"
-    fresh = dump(table(DOCS))
+    path = PROJECT.api_docs
+    fresh = dump(table(PROJECT.docs))
     if args.check:
         if not path.is_file() or path.read_text("utf-8") != fresh:
             print(f"{display(path)} is not what the installed torch resolves. Run: python -m cheatsheet api-docs", file=sys.stderr)
@@ -133,7 +134,7 @@ def cmd_api_docs(args) -> int:
 
 
 def cmd_pdf(args) -> int:
-    from .pdf import build_pdfs
+    from cheatsheet.site.pdf import build_pdfs
 
     for path in build_pdfs(Path(args.site_dir)):
         print(display(path))
@@ -162,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--fix", action="store_true", help="rewrite the pages in place")
     p.set_defaults(run=cmd_lint_zh)
     p = sub.add_parser("record", help="the verification record: summary and check")
-    p.add_argument("--dir", default=str(VERIFICATION), help="the record's folder (default: verification/)")
+    p.add_argument("--dir", default=str(PROJECT.record), help="the record's folder (default: verification/)")
     p.add_argument("--prune", action="store_true", help="drop rows whose entry changed since they were written")
     p.add_argument("--merge", nargs="+", metavar="DIR", help="fold record parts (folders with cpu.csv / cuda.csv) into --dir")
     p.set_defaults(run=cmd_record)
@@ -170,7 +171,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--check", action="store_true", help="fail if the committed file is out of date")
     p.set_defaults(run=cmd_api_docs)
     p = sub.add_parser("pdf", help="the printable cheat sheet of a built site, one PDF per language")
-    p.add_argument("site_dir", nargs="?", default=str(ROOT / "site"))
+    p.add_argument("site_dir", nargs="?", default=str(PROJECT.root / "site"))
     p.set_defaults(run=cmd_pdf)
     p = sub.add_parser("bench", help="build time, index sizes; --suite: the test suite; --search: search ranks")
     p.add_argument("--suite", action="store_true", help="time one run of the test suite, with its phases")

@@ -12,17 +12,21 @@ from pathlib import Path
 
 import pytest
 
-from cheatsheet import ROOT
-from cheatsheet.browser import CHROMIUM, chromium, serve
-from cheatsheet.plugin import RUN_KEY
+from cheatsheet.project import repo
+from cheatsheet.pytest_plugin import RUN_KEY
+from cheatsheet.site.browser import CHROMIUM, chromium, serve
+
+PROJECT = repo()
 
 pytest_plugins = ["pytester"]
 
 EN_LABELS = {"助记：": "Mnemonic: ", "作用：": "What it does: ", "使用前提：": "Prerequisites: ", "**解释性示例：**": "**Example:**", "# 测试页": "# Test page"}
 INNER_INI = """\
 [tool.pytest.ini_options]
-addopts = "-p cheatsheet.plugin -p no:cacheprovider -ra"
-cheatsheet_timeout = "{timeout}"
+addopts = "-p cheatsheet.pytest_plugin -p no:cacheprovider -ra"
+
+[tool.cheatsheet]
+timeout = {timeout}
 """
 
 
@@ -49,7 +53,7 @@ def write_site(root: Path, pages: dict[str, str], timeout: int = 20) -> Path:
 
 def run_pytest(root: Path, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
     """pytest in a subprocess over `root` (for runs shared by a module; pytester's are per test)."""
-    env = dict(os.environ if env is None else env, PYTHONPATH=str(ROOT))
+    env = dict(os.environ if env is None else env, PYTHONPATH=str(PROJECT.root))
     return subprocess.run([sys.executable, "-m", "pytest", "--rootdir", str(root), *args],
                           cwd=root, env=env, capture_output=True, text=True)
 
@@ -103,7 +107,7 @@ def pytest_collection_finish(session):
 @pytest.fixture
 def inner(pytester, monkeypatch):
     """pytester, set up to find the cheatsheet package."""
-    monkeypatch.setenv("PYTHONPATH", str(ROOT))
+    monkeypatch.setenv("PYTHONPATH", str(PROJECT.root))
     return pytester
 
 
@@ -120,8 +124,8 @@ def probe_run(root: Path):
     Returns (root, output)."""
     from probe_pages import AFTER_THE_HANG, PROBES
 
-    from cheatsheet.pages import parse_page
-    from cheatsheet.record import Row, save
+    from cheatsheet.model.pages import parse_page
+    from cheatsheet.model.record import Row, save
 
     docs = write_site(root, {"A-probes": PROBES, "RUN003/then": AFTER_THE_HANG}, timeout=3).parent
     for fixture in sorted((Path(__file__).parent / "fixtures" / "rules").glob("RUN*")):
@@ -169,7 +173,7 @@ def site(tmp: Path):
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1", SITE_URL=f"http://127.0.0.1:{port}/", REPO_URL=REPO_URL)
     proc = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site_dir)],
-        cwd=ROOT, env=env, capture_output=True, text=True,
+        cwd=PROJECT.root, env=env, capture_output=True, text=True,
     )
     assert proc.returncode == 0, proc.stderr[-5000:]
     return site_dir, port
@@ -181,7 +185,7 @@ def plain_site(tmp: Path):
     warning shown (with -q, MkDocs hides warnings from --strict too)."""
     env = {k: v for k, v in os.environ.items() if k not in ("REPO_URL", "SITE_URL")}
     proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp / "site")],
-                          cwd=ROOT, env=dict(env, NO_MKDOCS_2_WARNING="1"), capture_output=True, text=True)
+                          cwd=PROJECT.root, env=dict(env, NO_MKDOCS_2_WARNING="1"), capture_output=True, text=True)
     return proc, tmp / "site"
 
 

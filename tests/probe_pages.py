@@ -3,7 +3,7 @@ is a page whose entries each show one guarantee of the runner (the ones meant to
 
 import textwrap
 
-from cheatsheet.runner import ENV_ALLOWLIST
+from cheatsheet.run.pool import ENV_ALLOWLIST
 
 
 def entry(entry_id: str, example: str, fence: str = "python", code_line: str = "x = 1") -> str:

@@ -4,15 +4,17 @@ import subprocess
 import sys
 from pathlib import Path
 
-from cheatsheet import ROOT
-from cheatsheet.lint_zh import problems
+from cheatsheet.project import repo
+from cheatsheet.tools.lint_zh import problems
+
+PROJECT = repo()
 
 PYTHON = ["cheatsheet", "tests", "snippets", "overrides"]
 
 
 def test_python_style_ruff():
     ruff = Path(sys.executable).parent / "ruff"
-    proc = subprocess.run([str(ruff), "check", *PYTHON], cwd=ROOT, capture_output=True, text=True)
+    proc = subprocess.run([str(ruff), "check", *PYTHON], cwd=PROJECT.root, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr + f"\nFix with: .venv/bin/ruff check --fix {' '.join(PYTHON)}"
 
 
@@ -22,7 +24,7 @@ def test_chinese_copywriting_autocorrect():
 
 
 def test_preferred_terms_are_checked_in_prose_and_comments_only():
-    from cheatsheet.lint_zh import preferred_terms, vocabulary
+    from cheatsheet.tools.lint_zh import preferred_terms, vocabulary
 
     page = "# 页\n\n按批次读取，每个 epoch 一次；也可写作一轮（epoch），`epoch` 是代码。\n\n```python\nfor epoch in range(2):  # 每个 epoch\n    pass\n```\n"
     found = vocabulary(page, preferred_terms())

@@ -11,9 +11,12 @@ import nbformat
 import pytest
 from conftest import _start, early
 
-from cheatsheet import DOCS, SNIPPETS, search_index
-from cheatsheet.notebooks import is_topic, topic_notebook
-from cheatsheet.pages import parse_page, site_pages
+from cheatsheet.model.pages import parse_page, site_pages
+from cheatsheet.project import repo
+from cheatsheet.site import search_index
+from cheatsheet.site.notebooks import is_topic, topic_notebook
+
+PROJECT = repo()
 
 EXECUTED_PAGE = "tensors"  # the page whose notebook the suite runs end to end
 
@@ -49,10 +52,10 @@ def test_a_downloaded_notebook_runs_and_prints_what_it_shows(executed):
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_every_topic_page_has_a_notebook_of_its_entries(lang):
-    for page in site_pages(DOCS, lang):
+    for page in site_pages(PROJECT.docs, lang):
         if not is_topic(page):
             continue
-        notebook = topic_notebook(page, "https://example.invalid/", SNIPPETS)
+        notebook = topic_notebook(page, "https://example.invalid/", PROJECT.snippets)
         nbformat.validate(notebook)
         text = "\n".join(cell.source for cell in notebook.cells)
         assert all(f"#{entry.id})" in text for entry in page.entries), page.path
@@ -62,7 +65,7 @@ def test_every_topic_page_has_a_notebook_of_its_entries(lang):
 @pytest.mark.parametrize("lang,prefix", [("zh", ""), ("en", "en/")])
 def test_the_site_links_each_topic_page_to_its_notebook(site, lang, prefix):
     site_dir, _ = site
-    for page in site_pages(DOCS, lang):
+    for page in site_pages(PROJECT.docs, lang):
         if is_topic(page):
             name = page.path.stem
             assert (site_dir / prefix / f"{name}.ipynb").is_file(), name
@@ -72,21 +75,20 @@ def test_the_site_links_each_topic_page_to_its_notebook(site, lang, prefix):
 
 # --- recipes: rendered by mkdocs-jupyter, verified, searchable, in both languages ----------------
 
-RECIPES = sorted(p.stem for p in (DOCS / "zh" / "recipes").glob("*.py"))
+RECIPES = sorted(p.stem for p in (PROJECT.docs / "zh" / "recipes").glob("*.py"))
 
 
 def test_there_are_at_least_five_recipes_in_each_language():
     assert len(RECIPES) >= 5, RECIPES
-    assert sorted(p.stem for p in (DOCS / "en" / "recipes").glob("*.py")) == RECIPES
+    assert sorted(p.stem for p in (PROJECT.docs / "en" / "recipes").glob("*.py")) == RECIPES
 
 
 @pytest.mark.parametrize("lang,prefix", [("zh", ""), ("en", "en/")])
 def test_recipes_are_rendered_with_what_the_record_says(site, lang, prefix):
-    from cheatsheet import VERIFICATION
-    from cheatsheet.record import load
+    from cheatsheet.model.record import load
 
     site_dir, _ = site
-    cpu = load(VERIFICATION, "cpu")
+    cpu = load(PROJECT.record, "cpu")
     for name in RECIPES:
         html = (site_dir / prefix / "recipes" / name / "index.html").read_text("utf-8")
         assert 'class="jupyter-wrapper"' in html and "In&nbsp;[" not in html and "In [" not in html, name
@@ -95,7 +97,7 @@ def test_recipes_are_rendered_with_what_the_record_says(site, lang, prefix):
         assert row.result == "passed" and passed in html, name
         notebook = nbformat.read(site_dir / prefix / "recipes" / f"{name}.ipynb", as_version=4)
         nbformat.validate(notebook)
-        source = (DOCS / lang / "recipes" / f"{name}.py").read_text("utf-8")
+        source = (PROJECT.docs / lang / "recipes" / f"{name}.py").read_text("utf-8")
         assert len(notebook.cells) == source.count("# %%"), name
 
 
@@ -104,5 +106,5 @@ def test_recipes_are_in_their_languages_search_index(site, lang, prefix):
     site_dir, _ = site
     docs = json.loads((site_dir / prefix / search_index.INDEX).read_text("utf-8"))["docs"]
     for name in RECIPES:
-        title = parse_page(DOCS / lang / "recipes" / f"{name}.py", lang).entries[0].title
+        title = parse_page(PROJECT.docs / lang / "recipes" / f"{name}.py", lang).entries[0].title
         assert [doc["t"] for doc in docs if doc["u"] == f"recipes/{name}/" and doc["k"] == "recipe"] == [title], name

@@ -9,7 +9,7 @@ import pytest
 from conftest import early, outcome, run_pytest, write_site
 from probe_pages import entry
 
-from cheatsheet.record import check as check_record
+from cheatsheet.model.record import check as check_record
 
 
 @pytest.fixture(scope="module")

@@ -3,11 +3,13 @@
 import re
 import tomllib
 
-from cheatsheet import ROOT
+from cheatsheet.project import repo
+
+PROJECT = repo()
 
 
 def groups() -> dict[str, list[str]]:
-    raw = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["dependency-groups"]
+    raw = tomllib.loads((PROJECT.root / "pyproject.toml").read_text("utf-8"))["dependency-groups"]
 
     def expand(name):
         out = []
@@ -19,7 +21,7 @@ def groups() -> dict[str, list[str]]:
 
 
 def requirement_lines() -> list[str]:
-    lines = [line.split("#")[0].strip() for line in (ROOT / "requirements.txt").read_text("utf-8").splitlines()]
+    lines = [line.split("#")[0].strip() for line in (PROJECT.root / "requirements.txt").read_text("utf-8").splitlines()]
     return [line for line in lines if line]
 
 
@@ -35,9 +37,9 @@ def test_the_site_group_needs_no_torch():
 
 
 def test_readme_commands_are_what_ci_runs():
-    readme = (ROOT / "README.md").read_text("utf-8")
+    readme = (PROJECT.root / "README.md").read_text("utf-8")
     serve = "python3 -m venv .venv && .venv/bin/pip install -U pip && .venv/bin/pip install -e . --group docs && .venv/bin/mkdocs serve"
     test = "python3 -m venv .venv && .venv/bin/pip install -r requirements.txt && .venv/bin/pytest"
     assert serve in readme and test in readme
-    ci = (ROOT / ".ci" / "run").read_text("utf-8")
-    assert ".venv/bin/pytest" in ci and "requirements.txt" in (ROOT / ".ci" / "setup").read_text("utf-8")
+    ci = (PROJECT.root / ".ci" / "run").read_text("utf-8")
+    assert ".venv/bin/pytest" in ci and "requirements.txt" in (PROJECT.root / ".ci" / "setup").read_text("utf-8")

@@ -10,21 +10,23 @@ import sys
 
 import pytest
 
-from cheatsheet import DOCS, ROOT
-from cheatsheet.pages import parse_page, site_files
+from cheatsheet.model.pages import parse_page, site_files
+from cheatsheet.project import repo
 
-AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
+PROJECT = repo()
+
+AXE = PROJECT.root / "node_modules" / "axe-core" / "axe.min.js"
 LANGS = {"zh": "", "en": "en/"}
 
 
 def _topics(lang):
-    pages = [parse_page(p, lang) for p in site_files(DOCS / lang)]
+    pages = [parse_page(p, lang) for p in site_files(PROJECT.docs / lang)]
     return [p for p in pages if p.entries and p.kind == "topic"]
 
 
 def _built(site, lang, page) -> str:
     site_dir, _ = site
-    rel = page.path.relative_to(DOCS / lang).with_suffix("")
+    rel = page.path.relative_to(PROJECT.docs / lang).with_suffix("")
     return (site_dir / LANGS[lang] / rel / "index.html").read_text("utf-8")
 
 
@@ -49,7 +51,7 @@ def test_all_idioms_lists_every_entry_and_recipe(site, lang):
     built = (site_dir / LANGS[lang] / "all" / "index.html").read_text("utf-8")
     links = re.findall(r'<tr><td><a href="([^"]+)">', built)
     entries = [(p, e) for p in _topics(lang) for e in p.entries]
-    recipes = sorted((DOCS / lang / "recipes").glob("*.py"))
+    recipes = sorted((PROJECT.docs / lang / "recipes").glob("*.py"))
     assert len(links) == len(entries) + len(recipes)
     for link in links:  # every link lands on a built page, and on the entry's anchor there
         target, _, anchor = link.partition("#")
@@ -61,7 +63,7 @@ def test_all_idioms_lists_every_entry_and_recipe(site, lang):
 def test_all_idioms_page_is_not_in_the_search_index(site):
     import json
 
-    from cheatsheet.search_index import INDEX, TEXT
+    from cheatsheet.site.search_index import INDEX, TEXT
 
     site_dir, _ = site
     for prefix in LANGS.values():
@@ -209,7 +211,7 @@ def test_code_fits_a_phone(browser):
 
 
 def _first_recipe() -> str:
-    return sorted(p.stem for p in (DOCS / "zh" / "recipes").glob("*.py"))[0]
+    return sorted(p.stem for p in (PROJECT.docs / "zh" / "recipes").glob("*.py"))[0]
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
@@ -265,7 +267,7 @@ def test_a_missing_page_answers_in_the_readers_language(browser_page, lang, miss
 @pytest.fixture(scope="module")
 def printed(site, browser, tmp_path_factory):
     """`python -m cheatsheet pdf` on a copy of the built site (the shared site stays as built)."""
-    from cheatsheet.pdf import build_pdfs
+    from cheatsheet.site.pdf import build_pdfs
 
     copy = tmp_path_factory.mktemp("printed") / "site"
     shutil.copytree(site[0], copy)
@@ -313,7 +315,7 @@ def test_printable_cheat_sheet_holds_the_chinese_text(printed):
 
 
 def test_api_docs_file_is_what_the_installed_torch_resolves():
-    proc = subprocess.run([sys.executable, "-m", "cheatsheet", "api-docs", "--check"], cwd=ROOT, capture_output=True, text=True)
+    proc = subprocess.run([sys.executable, "-m", "cheatsheet", "api-docs", "--check"], cwd=PROJECT.root, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
 
 
@@ -327,7 +329,7 @@ def test_api_docs_file_is_what_the_installed_torch_resolves():
     ("x.view(2, 3)", "torch.reshape", "torch.reshape"),
 ])
 def test_main_api_candidates(code, override, first):
-    from cheatsheet.api_docs import candidates
+    from cheatsheet.tools.api_docs import candidates
 
     assert candidates(code, override)[0] == first
 
@@ -335,10 +337,9 @@ def test_main_api_candidates(code, override, first):
 def test_main_api_resolution_skips_what_torch_lacks():
     """`del out; gc.collect(); torch.cuda.empty_cache()`: `torch.Tensor.collect` comes first and
     does not exist, so the committed table (checked against torch above) names empty_cache."""
-    from cheatsheet import VERIFICATION
-    from cheatsheet.api_docs import load, url
+    from cheatsheet.tools.api_docs import load, url
 
-    links = load(VERIFICATION / "api-docs.csv")
+    links = load(PROJECT.api_docs)
     assert links["free-references-before-empty-cache"]["api"] == "torch.cuda.empty_cache"
     assert url("torch.cuda.empty_cache") == "https://docs.pytorch.org/docs/stable/generated/torch.cuda.empty_cache.html"
     assert url("torch.distributed.barrier") == "https://docs.pytorch.org/docs/stable/distributed.html#torch.distributed.barrier"
@@ -348,21 +349,22 @@ def test_main_api_resolution_skips_what_torch_lacks():
 def test_every_entry_shows_what_the_record_says(site, lang):
     from urllib.parse import parse_qs, urlsplit
 
-    from cheatsheet import SNIPPETS, VERIFICATION, api_docs, record
+    from cheatsheet.model import record
+    from cheatsheet.tools import api_docs
     _, port = site
-    rows = {device: record.load(VERIFICATION, device) for device in record.DEVICES}
-    links = api_docs.load(VERIFICATION / "api-docs.csv")
+    rows = {device: record.load(PROJECT.record, device) for device in record.DEVICES}
+    links = api_docs.load(PROJECT.api_docs)
     not_run = {"zh": "CUDA：尚未在 GPU 上运行", "en": "CUDA: not yet run"}[lang]
     for page in _topics(lang):
         built = _built(site, lang, page)
         repo = re.search(r'<a href="([^"]+)" title="[^"]*" class="md-source">', built).group(1)  # the build's REPO_URL
-        rel = page.path.relative_to(DOCS / lang).with_suffix("").as_posix()
+        rel = page.path.relative_to(PROJECT.docs / lang).with_suffix("").as_posix()
         for entry in page.entries:
             chrome = re.search(rf'id="{entry.id}"[^>]*>.*?</h3>\s*<p class="entry-chrome" data-search-exclude>(.*?)</p>', built, re.S)
             assert chrome, f"{page.path.name}#{entry.id}: no status line"
             line = html.unescape(chrome.group(1))
             cpu = rows["cpu"][entry.id][1]
-            assert cpu.hash == entry.code_hash(SNIPPETS), "the record is current (checked by test_record too)"
+            assert cpu.hash == entry.code_hash(PROJECT.snippets), "the record is current (checked by test_record too)"
             if cpu.result == "passed":
                 assert f"✓ CPU · PyTorch {cpu.torch} · {cpu.date}" in line, line
             cuda = rows["cuda"].get(entry.id)
@@ -382,9 +384,9 @@ def test_every_entry_shows_what_the_record_says(site, lang):
 def test_a_changed_entry_is_not_shown_as_verified():
     import importlib.util
 
-    from cheatsheet.record import Row
+    from cheatsheet.model.record import Row
 
-    spec = importlib.util.spec_from_file_location("entry_chrome", ROOT / "overrides" / "hooks" / "entry_chrome.py")
+    spec = importlib.util.spec_from_file_location("entry_chrome", PROJECT.root / "overrides" / "hooks" / "entry_chrome.py")
     hook = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(hook)
     row = Row("tensors.md", "x", "passed", "aaaa", "2.13.0+cpu", "3.11.7", "AMD EPYC", "2026-12-01")
@@ -400,7 +402,7 @@ def test_entry_chrome_and_page_table_in_the_browser(browser_page):
     page, base, _ = browser_page
     page.goto(base + "en/gpu-memory/")
     table = page.locator("details.at-a-glance")
-    assert table.is_visible() and table.locator("tbody tr").count() == len(parse_page(DOCS / "en" / "gpu-memory.md", "en").entries)
+    assert table.is_visible() and table.locator("tbody tr").count() == len(parse_page(PROJECT.docs / "en" / "gpu-memory.md", "en").entries)
     table.locator("a[href$='#cuda-empty-cache']").click()
     page.wait_for_url("**/en/gpu-memory/#cuda-empty-cache")
     chrome = page.locator("h3#cuda-empty-cache + p.entry-chrome")

@@ -5,10 +5,12 @@ from pathlib import Path
 
 import pytest
 
-from cheatsheet import ROOT, SNIPPETS
-from cheatsheet.checks import check_site
-from cheatsheet.record import check as check_record
-from cheatsheet.rules import RULES, Problem, UnknownRule
+from cheatsheet.check.entries import check_site
+from cheatsheet.model.record import check as check_record
+from cheatsheet.model.rules import RULES, Problem, UnknownRule
+from cheatsheet.project import repo
+
+PROJECT = repo()
 
 FIXTURES = Path(__file__).parent / "fixtures" / "rules"
 KIND = {code: kind for code, (kind, _) in RULES.items()}
@@ -19,7 +21,7 @@ def expected(code: str) -> list[str]:
 
 
 def relative(problem: Problem, fixture: Path) -> str:
-    return str(problem).replace(f"{fixture.relative_to(ROOT)}/", "")
+    return str(problem).replace(f"{fixture.relative_to(PROJECT.root)}/", "")
 
 
 def test_every_rule_has_a_fixture():
@@ -34,7 +36,7 @@ def test_an_unknown_code_is_itself_an_error():
 @pytest.mark.parametrize("code", [c for c, k in KIND.items() if k == "check"])
 def test_check_rule(code, inspect_names):
     fixture = FIXTURES / code
-    problems = [p for _, p in check_site(fixture, SNIPPETS, inspect_names)]
+    problems = [p for _, p in check_site(fixture, PROJECT.snippets, inspect_names)]
     assert [relative(p, fixture) for p in problems] == expected(code)
     assert {p.code for p in problems} == {code}
 
@@ -42,7 +44,7 @@ def test_check_rule(code, inspect_names):
 @pytest.mark.parametrize("code", [c for c, k in KIND.items() if k == "record"])
 def test_record_rule(code):
     fixture = FIXTURES / code
-    problems = check_record(fixture, SNIPPETS, fixture / "verification")
+    problems = check_record(fixture, PROJECT.snippets, fixture / "verification")
     assert [relative(p, fixture) for p in problems] == expected(code)
     assert {p.code for p in problems} == {code}
 

@@ -8,13 +8,16 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from cheatsheet import DOCS, ROOT, search_index
-from cheatsheet.pages import LABELS, parse_page, site_files, site_pages
-from cheatsheet.search_eval import GATE, HELD_OUT, load, report, task_words, visible_results
+from benchmarks.search_eval import GATE, HELD_OUT, load, report, task_words, visible_results
+from cheatsheet.model.pages import LABELS, parse_page, site_files, site_pages
+from cheatsheet.project import repo
+from cheatsheet.site import search_index
+
+PROJECT = repo()
 
 
 def _ids(lang: str) -> set[str]:
-    return {e.id for p in site_files(DOCS / lang) for e in parse_page(p, lang).entries}
+    return {e.id for p in site_files(PROJECT.docs / lang) for e in parse_page(p, lang).entries}
 
 
 def test_the_query_set_is_200_queries_with_real_answers():
@@ -39,7 +42,7 @@ def test_task_words_leave_out_the_api(title, words):
 
 
 def test_search_ranks_the_answer_in_the_first_three_visible_results(browser):
-    from cheatsheet.search_eval import evaluate
+    from benchmarks.search_eval import evaluate
 
     chromium, base = browser
     scores = evaluate(base, chromium, load())
@@ -69,20 +72,20 @@ def test_the_index_has_each_entry_once_with_its_code_line_and_fields(site, lang,
     for doc, text in zip(docs, texts):
         doc["x"] = text
     entries = [d for d in docs if d["k"] == "entry"]
-    for page in site_pages(DOCS, lang):
+    for page in site_pages(PROJECT.docs, lang):
         for entry in page.entries if page.kind == "topic" else []:
             [doc] = [d for d in entries if d["u"].endswith(f"/#{entry.id}")]
             assert doc["t"] == entry.title and doc["c"] == entry.code_line.code.strip(), entry.id
             assert doc["x"] and "`" not in doc["x"] and not any(label in doc["x"] for label in LABELS[lang].values()), doc["x"]
             assert doc.get("w", "") == entry.search_words
             assert (lang == "zh") == ("a" in doc), "the Chinese site's documents carry the English title"
-    assert len(entries) == sum(len(p.entries) for p in site_pages(DOCS, lang) if p.kind == "topic")
+    assert len(entries) == sum(len(p.entries) for p in site_pages(PROJECT.docs, lang) if p.kind == "topic")
     material = json.loads((site_dir / prefix / "search" / "search_index.json").read_text("utf-8"))
     assert material["docs"] == [] and material["config"]["separator"], "Material keeps its config (highlighting), not its documents"
 
 
 def test_entry_text_is_the_fields_without_markdown():
-    page = parse_page(DOCS / "en" / "gpu-memory.md", "en")
+    page = parse_page(PROJECT.docs / "en" / "gpu-memory.md", "en")
     text = search_index.entry_text(page, page.entry("cuda-empty-cache"))
     assert text.startswith("empty = ") and "Prerequisites" not in text and "**" not in text and "- " not in text
 
@@ -94,10 +97,10 @@ def test_synonyms_are_well_formed():
 
 
 def test_the_vendored_minisearch_is_the_locked_package():
-    package = ROOT / "node_modules" / "minisearch" / "dist" / "umd" / "index.js"
+    package = PROJECT.root / "node_modules" / "minisearch" / "dist" / "umd" / "index.js"
     if not package.exists():
         pytest.skip("node_modules is missing: run npm ci")
-    assert (ROOT / "overrides" / "assets" / "javascripts" / "minisearch.js").read_bytes() == package.read_bytes()
+    assert (PROJECT.root / "overrides" / "assets" / "javascripts" / "minisearch.js").read_bytes() == package.read_bytes()
 
 
 # --- in Chromium: the glue (overrides/assets/javascripts/search.js) ----------------------------

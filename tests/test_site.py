@@ -6,14 +6,16 @@ from pathlib import Path
 
 import pytest
 
-from cheatsheet import ROOT
-from cheatsheet.pages import site_files
+from cheatsheet.model.pages import site_files
+from cheatsheet.project import repo
+
+PROJECT = repo()
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
 def _pages(lang: str) -> list[str]:
-    docs = ROOT / "docs" / lang
+    docs = PROJECT.root / "docs" / lang
     return sorted(str(p.relative_to(docs).with_suffix("")) for p in site_files(docs))
 
 
@@ -62,9 +64,8 @@ def test_language_switch_keeps_page_and_entry(browser_page):
 
 
 def _first_recipe() -> str:
-    from cheatsheet import DOCS
 
-    return sorted(p.stem for p in (DOCS / "zh" / "recipes").glob("*.py"))[0]
+    return sorted(p.stem for p in (PROJECT.docs / "zh" / "recipes").glob("*.py"))[0]
 
 
 def test_language_switch_works_on_a_recipe_page(browser_page):
@@ -119,17 +120,16 @@ def test_recipe_cells_follow_the_colour_scheme(browser_page, scheme):
 
 def test_home_page_states_what_the_record_holds(site):
     """The home page's verification summary is generated from verification/, never stronger."""
-    from cheatsheet import DOCS, VERIFICATION
-    from cheatsheet.record import entries, summary
+    from cheatsheet.model.record import summary
 
     site_dir, _ = site
     zh, en = (site_dir / "index.html").read_text("utf-8"), (site_dir / "en" / "index.html").read_text("utf-8")
-    figures, total = summary(VERIFICATION), len(entries(DOCS))
-    cpu_passed = figures["cpu"]["results"].get("passed", 0)
+    figures = summary(PROJECT.docs, PROJECT.snippets, PROJECT.record)
+    total, cpu_passed = figures["cpu"]["entries"], figures["cpu"]["states"].get("passed", 0)
     assert f"{cpu_passed} / {total} 个条目的示例通过" in zh
     assert f"the examples of {cpu_passed} of {total} entries passed" in en
-    if figures["cuda"]["rows"]:
-        assert f"{figures['cuda']['results'].get('passed', 0)} of {total} entries passed on a GPU" in en
+    if figures["cuda"]["torch"]:
+        assert f"{figures['cuda']['states'].get('passed', 0)} of {total} entries passed on a GPU" in en
     else:
         assert "还没有记录在案的 GPU 运行" in zh and "no GPU run is on record yet" in en
     assert "verification-summary" not in zh + en
@@ -137,11 +137,10 @@ def test_home_page_states_what_the_record_holds(site):
 
 def _aliases(lang: str):
     """(page, entry id, alias) for every merged id the pages declare."""
-    from cheatsheet import DOCS
-    from cheatsheet.pages import site_pages
+    from cheatsheet.model.pages import site_pages
 
-    return [(p.path.relative_to((DOCS / lang).resolve()).with_suffix(""), e.id, alias)
-            for p in site_pages(DOCS, lang) for e in p.entries for alias in e.aliases]
+    return [(p.path.relative_to((PROJECT.docs / lang).resolve()).with_suffix(""), e.id, alias)
+            for p in site_pages(PROJECT.docs, lang) for e in p.entries for alias in e.aliases]
 
 
 @pytest.mark.parametrize("lang,prefix", [("zh", ""), ("en", "en/")])

@@ -7,17 +7,19 @@ import sys
 
 import pytest
 
-from cheatsheet import ROOT, SNIPPETS
-from cheatsheet.checks import check_site
-from cheatsheet.scaffold import ScaffoldError, new_entry, new_recipe
-from cheatsheet.translations import stale_entries
+from cheatsheet.check.entries import check_site
+from cheatsheet.project import repo
+from cheatsheet.tools.scaffold import ScaffoldError, new_entry, new_recipe
+from cheatsheet.tools.status import stale_entries
 
-PAGE_PAIR = ROOT / "tests" / "fixtures" / "rules" / "ENTRY008"  # any valid-shaped zh/en page pair
+PROJECT = repo()
+
+PAGE_PAIR = PROJECT.root / "tests" / "fixtures" / "rules" / "ENTRY008"  # any valid-shaped zh/en page pair
 
 
 def test_new_page_stub_is_flagged_only_as_unfinished(tmp_path, inspect_names):
     new_entry(tmp_path, "topic", "do-something")
-    problems = [p for _, p in check_site(tmp_path, SNIPPETS, inspect_names)]
+    problems = [p for _, p in check_site(tmp_path, PROJECT.snippets, inspect_names)]
     # The page intro and the entry carry TODOs; everything else about the stub is well formed.
     assert {p.code for p in problems} == {"ENTRY010"}
     assert {p.entry_id for p in problems} == {"do-something", "-"}  # "-": the page intro
@@ -29,7 +31,7 @@ def test_stub_goes_after_the_named_entry_in_both_languages(tmp_path, inspect_nam
     for lang in ("zh", "en"):
         text = (tmp_path / lang / "topic.md").read_text("utf-8")
         assert text.index("{ #first }") < text.index("{ #second }") < text.index("{ #third }")
-    assert not [p for _, p in check_site(tmp_path, SNIPPETS, inspect_names) if p.code != "ENTRY010"]
+    assert not [p for _, p in check_site(tmp_path, PROJECT.snippets, inspect_names) if p.code != "ENTRY010"]
 
 
 def test_duplicate_or_malformed_id_is_refused(tmp_path):
@@ -42,14 +44,14 @@ def test_duplicate_or_malformed_id_is_refused(tmp_path):
 
 def test_recipe_stub_is_flagged_only_as_unfinished(tmp_path, inspect_names):
     new_recipe(tmp_path, "train-something")
-    problems = [p for _, p in check_site(tmp_path, SNIPPETS, inspect_names)]
+    problems = [p for _, p in check_site(tmp_path, PROJECT.snippets, inspect_names)]
     assert {(p.code, p.entry_id) for p in problems} == {("ENTRY010", "recipe-train-something")}
     with pytest.raises(ScaffoldError, match="already exists"):
         new_recipe(tmp_path, "train-something")
 
 
 def test_cli_lists_its_commands():
-    out = subprocess.run([sys.executable, "-m", "cheatsheet", "--help"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    out = subprocess.run([sys.executable, "-m", "cheatsheet", "--help"], cwd=PROJECT.root, capture_output=True, text=True, check=True).stdout
     for command in ("new", "new-recipe", "fill", "check", "status", "lint-zh", "record", "bench"):
         assert command in out
 
@@ -57,9 +59,9 @@ def test_cli_lists_its_commands():
 def test_bench_accepts_every_option_its_help_names():
     import re
 
-    from cheatsheet import bench
+    from benchmarks import bench
 
-    out = subprocess.run([sys.executable, "-m", "cheatsheet", "bench", "--help"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    out = subprocess.run([sys.executable, "-m", "cheatsheet", "bench", "--help"], cwd=PROJECT.root, capture_output=True, text=True, check=True).stdout
     documented = set(re.findall(r"(--[a-z-]+)", bench.__doc__))
     assert documented and not [option for option in documented if option not in out]
 

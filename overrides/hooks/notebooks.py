@@ -7,8 +7,8 @@ from pathlib import Path
 import nbformat
 from mkdocs.utils import get_relative_url
 
-from cheatsheet.notebooks import is_topic, topic_notebook
-from cheatsheet.pages import parse_page, site_lang
+from cheatsheet.model.pages import parse_page, site_lang
+from cheatsheet.site.notebooks import is_topic, topic_notebook
 
 LABEL = {"zh": "下载 Notebook", "en": "Download notebook"}
 

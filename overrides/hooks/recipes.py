@@ -12,8 +12,8 @@ from pathlib import Path
 
 import jupytext
 
-from cheatsheet.pages import parse_page, site_lang
-from cheatsheet.record import load
+from cheatsheet.model.pages import parse_page, site_lang
+from cheatsheet.model.record import load
 
 LOADERS = re.compile(
     r'<script src="">\s*</script>|<script type="text/x-mathjax-config">.*?</script>'

@@ -4,8 +4,8 @@ has written its index, whose documents it replaces."""
 
 from pathlib import Path
 
-from cheatsheet import search_index
-from cheatsheet.pages import site_lang, site_pages
+from cheatsheet.model.pages import site_lang, site_pages
+from cheatsheet.site import search_index
 
 # Each page's address as MkDocs builds it (Markdown pages and mkdocs-jupyter's recipes alike).
 URLS: dict[Path, str] = {}

@@ -3,7 +3,7 @@
 
 from pathlib import Path
 
-from cheatsheet.record import entries, summary
+from cheatsheet.model.record import summary
 
 MARKER = "<!-- verification-summary -->"
 TEXT = {
@@ -26,20 +26,20 @@ TEXT = {
 
 def render(root: Path, lang: str) -> str:
     text = TEXT[lang]
-    figures = summary(root / "verification")
-    total = len(entries(root / "docs"))
+    figures = summary(root / "docs", root / "snippets", root / "verification")
     cpu, cuda = figures["cpu"], figures["cuda"]
+    total = cpu["entries"]
     lines = []
-    if cpu["rows"]:
-        line = text["cpu"].format(passed=cpu["results"].get("passed", 0), total=total, torch=", ".join(cpu["torch"]),
+    if cpu["torch"]:
+        line = text["cpu"].format(passed=cpu["states"].get("passed", 0), total=total, torch=", ".join(cpu["torch"]),
                                   python=", ".join(cpu["python"]), device="; ".join(cpu["devices"]), dates=", ".join(cpu["dates"]))
-        if cpu["results"].get("needs-cuda"):
-            line += text["needs_cuda"].format(n=cpu["results"]["needs-cuda"])
+        if cpu["states"].get("needs-cuda"):
+            line += text["needs_cuda"].format(n=cpu["states"]["needs-cuda"])
         lines.append(line + ("。" if lang == "zh" else "."))
     else:
         lines.append(text["none"])
-    if cuda["rows"]:
-        lines.append(text["cuda"].format(passed=cuda["results"].get("passed", 0), total=total, torch=", ".join(cuda["torch"]),
+    if cuda["torch"]:
+        lines.append(text["cuda"].format(passed=cuda["states"].get("passed", 0), total=total, torch=", ".join(cuda["torch"]),
                                          device="; ".join(cuda["devices"]), dates=", ".join(cuda["dates"])))
     else:
         lines.append(text["no_cuda"])

@@ -12,8 +12,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from . import ROOT
-from .pages import parse_page, site_files
+from cheatsheet.model.pages import parse_page, site_files
+from cheatsheet.project import repo
+
+PROJECT = repo()
 
 UNCOMMITTED = "0" * 40
 
@@ -42,7 +44,7 @@ def newest(commits: list[tuple[str, int]], first: int, last: int) -> tuple[str, 
     return max(span, key=lambda item: item[1])
 
 
-def stale_entries(repo: Path = ROOT) -> list[str]:
+def stale_entries(repo: Path = PROJECT.root) -> list[str]:
     report = []
     zh_root, en_root = repo / "docs" / "zh", repo / "docs" / "en"
     for zh_path in site_files(zh_root):

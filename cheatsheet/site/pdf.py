@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 from pathlib import Path
 
-from .browser import CHROMIUM, chromium, serve
+from cheatsheet.site.browser import CHROMIUM, chromium, serve
 
 LANGS = {"zh": "", "en": "en/"}
 

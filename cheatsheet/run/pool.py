@@ -1,6 +1,6 @@
 """The example runner, parent side: pools of worker processes per device, and shell examples.
 
-* `WorkerPool(device, size)` keeps `size` worker processes (cheatsheet.worker). Each imports torch
+* `WorkerPool(device, size)` keeps `size` worker processes (cheatsheet.run.worker). Each imports torch
   once and runs many examples. A task that outlives its timeout gets its worker killed from
   outside (the whole process group) and a new worker started; no example can stall the run.
 * `run_shell` runs a bash example in a temporary copy of snippets/.
@@ -29,7 +29,7 @@ from concurrent.futures import Future
 from multiprocessing.connection import Connection
 from pathlib import Path
 
-PACKAGE_PARENT = Path(__file__).resolve().parent.parent
+PACKAGE_PARENT = Path(__file__).resolve().parents[2]
 NETGUARD = Path(__file__).resolve().parent / "netguard"
 
 ENV_ALLOWLIST = (
@@ -88,7 +88,7 @@ class Worker:
         result_r, result_w = os.pipe()
         self.log = open(log_dir / f"worker-{device}-{next(_serial)}.log", "w+b")  # noqa: SIM115
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "cheatsheet.worker", device, str(task_r), str(result_w)],
+            [sys.executable, "-m", "cheatsheet.run.worker", device, str(task_r), str(result_w)],
             cwd=PACKAGE_PARENT, env=example_env(device), pass_fds=(task_r, result_w),
             stdin=subprocess.DEVNULL, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True,
         )

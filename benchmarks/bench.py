@@ -34,22 +34,24 @@ import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from . import DOCS, ROOT
-from .pages import site_pages
-from .search_index import INDEX, TEXT
+from cheatsheet.model.pages import site_pages
+from cheatsheet.project import repo
+from cheatsheet.site.search_index import INDEX, TEXT
+
+PROJECT = repo()
 
 BIN = Path(sys.executable).parent
 
 
 def timed(cmd: list[str], **kwargs) -> float:
     start = time.perf_counter()
-    subprocess.run(cmd, cwd=ROOT, check=True, capture_output=True, **kwargs)
+    subprocess.run(cmd, cwd=PROJECT.root, check=True, capture_output=True, **kwargs)
     return time.perf_counter() - start
 
 
 def entry_counts() -> None:
     print("entries per page (zh / en):")
-    counts = {lang: {p.path.name: len(p.entries) for p in site_pages(DOCS, lang)} for lang in ("zh", "en")}
+    counts = {lang: {p.path.name: len(p.entries) for p in site_pages(PROJECT.docs, lang)} for lang in ("zh", "en")}
     for name, n in counts["zh"].items():
         if n or counts["en"].get(name):
             print(f"  {name[:-3]:<16} {n:>3} / {counts['en'].get(name, 0):>3}")
@@ -60,10 +62,10 @@ def grown_site(target: Path, scale: float) -> int:
     """A copy of docs/ grown to `scale` times its entries: pages without shell examples copied
     as <page>-copyN with every id suffixed, so the new entries are well formed and unique.
     Returns the number of entries per language."""
-    shutil.copytree(DOCS, target)
-    pages = [p for p in site_pages(DOCS, "zh")
+    shutil.copytree(PROJECT.docs, target)
+    pages = [p for p in site_pages(PROJECT.docs, "zh")
              if p.kind == "topic" and p.entries and not any(f.lang == "bash" for e in p.entries for f in e.examples)]
-    total = sum(len(p.entries) for p in site_pages(DOCS, "zh"))
+    total = sum(len(p.entries) for p in site_pages(PROJECT.docs, "zh"))
     goal, copy = total * scale, 0
     while total < goal:
         copy += 1
@@ -71,7 +73,7 @@ def grown_site(target: Path, scale: float) -> int:
             if total >= goal:
                 break
             for lang in ("zh", "en"):
-                text = (DOCS / lang / page.path.name).read_text("utf-8")
+                text = (PROJECT.docs / lang / page.path.name).read_text("utf-8")
                 text = re.sub(r"\{ #([a-z0-9-]+) \}", rf"{{ #\1-copy{copy} }}", text)
                 (target / lang / f"{page.path.stem}-copy{copy}.md").write_text(text, "utf-8")
             total += len(page.entries)
@@ -86,10 +88,10 @@ def suite(env: dict, scale: float = 1.0) -> None:
         args, what = [], "whole suite"
         if scale > 1:
             entries = grown_site(Path(tmp) / "docs", scale)
-            args, what = ["tests", str(Path(tmp) / "docs" / "zh"), "-o", f"cheatsheet_docs={Path(tmp) / 'docs'}"], f"whole suite, site grown to {entries} entries per language"
+            args, what = ["tests", str(Path(tmp) / "docs" / "zh"), "--docs", str(Path(tmp) / 'docs')], f"whole suite, site grown to {entries} entries per language"
         start = time.perf_counter()
         proc = subprocess.run([str(BIN / "pytest"), "-q", f"--junitxml={junit}", f"--stats-json={stats}", *args],
-                              cwd=ROOT, env=env, capture_output=True, text=True)
+                              cwd=PROJECT.root, env=env, capture_output=True, text=True)
         wall = time.perf_counter() - start
         summary = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else "(no output)"
         print(f"pytest, {what}: {wall:.1f} s wall ({summary})")
@@ -114,10 +116,10 @@ def against(rev: str, env: dict) -> None:
     """The README's test command of commit `rev`, timed on this machine in this run."""
     with tempfile.TemporaryDirectory() as tmp:
         tree = Path(tmp) / "tree"
-        subprocess.run(["git", "worktree", "add", "--detach", "-q", str(tree), rev], cwd=ROOT, check=True)
+        subprocess.run(["git", "worktree", "add", "--detach", "-q", str(tree), rev], cwd=PROJECT.root, check=True)
         try:
-            if (ROOT / "node_modules").is_dir():
-                (tree / "node_modules").symlink_to(ROOT / "node_modules")
+            if (PROJECT.root / "node_modules").is_dir():
+                (tree / "node_modules").symlink_to(PROJECT.root / "node_modules")
             subprocess.run([sys.executable, "-m", "venv", str(tree / ".venv")], check=True)
             subprocess.run([str(tree / ".venv/bin/pip"), "install", "-q", "-r", "requirements.txt"], cwd=tree, check=True, capture_output=True)
             start = time.perf_counter()
@@ -126,7 +128,7 @@ def against(rev: str, env: dict) -> None:
             summary = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else "(no output)"
             print(f"pytest at {rev}: {wall:.1f} s wall ({summary})")
         finally:
-            subprocess.run(["git", "worktree", "remove", "--force", str(tree)], cwd=ROOT, check=False)
+            subprocess.run(["git", "worktree", "remove", "--force", str(tree)], cwd=PROJECT.root, check=False)
 
 
 def main(argv: list[str]) -> None:
@@ -156,15 +158,16 @@ def main(argv: list[str]) -> None:
 def search_hit_rate(site: Path) -> None:
     """The search benchmark (search_eval.py) on the built site, then self-retrieval: every entry's
     own task words in its language; the entries that do not come up in the first three are listed."""
-    from . import DOCS
-    from .browser import chromium, serve
-    from .search_eval import HELD_OUT, evaluate, load, report, self_queries
+    from cheatsheet.project import repo
+    PROJECT = repo()
+    from benchmarks.search_eval import HELD_OUT, evaluate, load, report, self_queries
+    from cheatsheet.site.browser import chromium, serve
 
     with serve(site) as base, chromium() as browser:
         print(report(evaluate(base, browser, load())))
         print("held-out set (never tuned on):")
         print(report(evaluate(base, browser, load(HELD_OUT))))
-        selfs = evaluate(base, browser, self_queries(DOCS))
+        selfs = evaluate(base, browser, self_queries(PROJECT.docs))
         for lang, s in selfs.items():
             print(f"self-retrieval {lang}: {s['n'] - len(s['misses'])}/{s['n']} entries in the first three for their own task words")
             for q, results in s["misses"]:
@@ -189,15 +192,15 @@ new MutationObserver(() => {
 def search_at_scale(entries: int, env: dict) -> None:
     """Grow the site to `entries` per language, build it (not --strict: the copies are not in the
     nav), and time the first search result on a fresh page load, typing at once, per language."""
-    from .browser import chromium, serve
+    from cheatsheet.site.browser import chromium, serve
 
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         for name in ("mkdocs.yml", "mkdocs.en.yml"):
-            shutil.copy(ROOT / name, root / name)
+            shutil.copy(PROJECT.root / name, root / name)
         for name in ("overrides", "snippets", "verification"):
-            shutil.copytree(ROOT / name, root / name)
-        total = grown_site(root / "docs", entries / sum(len(p.entries) for p in site_pages(DOCS, "zh")))
+            shutil.copytree(PROJECT.root / name, root / name)
+        total = grown_site(root / "docs", entries / sum(len(p.entries) for p in site_pages(PROJECT.docs, "zh")))
         build = timed([str(BIN / "mkdocs"), "build", "-q", "-f", str(root / "mkdocs.yml"), "-d", str(root / "site")],
                       env=dict(env, PYTHONWARNINGS="ignore"))
         print(f"grown site: {total} entries per language, built in {build:.1f} s")

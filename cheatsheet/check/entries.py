@@ -15,8 +15,9 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from . import display
-from .pages import (
+from cheatsheet import display
+from cheatsheet.check.torch_api import CODE_LINE_ALIASES, torch_names
+from cheatsheet.model.pages import (
     FENCE_ATTRS,
     FENCE_OPTIONS,
     ID_FORMAT,
@@ -31,8 +32,7 @@ from .pages import (
     parse_page,
     site_files,
 )
-from .rules import Problem
-from .torch_api import CODE_LINE_ALIASES, torch_names
+from cheatsheet.model.rules import Problem
 
 PLACEHOLDER = "TODO"
 Inspect = Callable[[list[str]], dict[str, dict]]

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from . import display
-from .pages import ID_FORMAT, LABELS, LANGS, parse_page, site_files
+from cheatsheet import display
+from cheatsheet.model.pages import ID_FORMAT, LABELS, LANGS, parse_page, site_files
 
 PAGE_STUB = {
     "zh": "# TODO 页面标题\n\nTODO 一句话介绍本页；代码行默认已 `import torch`。\n",

@@ -1,6 +1,6 @@
 """The pytest plugin: every fence of every entry becomes a test, or a skip that names the entry.
 
-For each page under docs/zh (the ini option `cheatsheet_docs`, default `docs`):
+For each page under docs/zh (`[tool.cheatsheet] docs`, or --docs):
 
 * `[page]`              problems outside any entry (a page missing in English, output lines
                         outside entries, ...);
@@ -33,13 +33,14 @@ from pathlib import Path
 
 import pytest
 
-from . import display
-from .checks import check_site
-from .outputs import by_statement, first_difference, output_diff, printed_lines, rewrite
-from .pages import DEVICES, Entry, Fence, comparable_code, counterpart, page_lang, parse_page
-from .record import Recorder, Row
-from .rules import Problem
-from .runner import TaskTimeout, WorkerDied, WorkerPool, gpu_absent_reason, run_shell
+from cheatsheet import display
+from cheatsheet.check.entries import check_site
+from cheatsheet.check.outputs import by_statement, first_difference, output_diff, printed_lines, rewrite
+from cheatsheet.model.pages import DEVICES, Entry, Fence, comparable_code, counterpart, page_lang, parse_page
+from cheatsheet.model.record import Recorder, Row
+from cheatsheet.model.rules import Problem
+from cheatsheet.project import Project
+from cheatsheet.run.pool import TaskTimeout, WorkerDied, WorkerPool, gpu_absent_reason, run_shell
 
 RUN_KEY = pytest.StashKey["Run"]()
 NPROC_PER_NODE = re.compile(r"--nproc[-_]per[-_]node[= ](\d+)")
@@ -55,10 +56,7 @@ def pytest_addoption(parser):
     group.addoption("--shard", default=None, metavar="I/N", help="run only the I-th of N groups of pages")
     group.addoption("--workers", type=int, default=None, help="CPU example workers (default: one per two cores)")
     group.addoption("--stats-json", default=None, metavar="PATH", help="write the runner's figures (for `python -m cheatsheet bench`)")
-    parser.addini("cheatsheet_docs", "folder holding zh/ and en/", default="docs")
-    parser.addini("cheatsheet_snippets", "folder of the files pages include", default="snippets")
-    parser.addini("cheatsheet_timeout", "seconds a Python example may run", default="120")
-    parser.addini("cheatsheet_shell_timeout", "seconds a shell example may run", default="600")
+    group.addoption("--docs", default=None, metavar="DIR", help="the folder holding zh/ and en/ (default: [tool.cheatsheet] docs)")
 
 
 def pytest_configure(config):
@@ -74,12 +72,12 @@ class Run:
     """What one pytest session shares: worker pools, results, updates and the record."""
 
     def __init__(self, config):
-        root = config.rootpath
-        self.config = config
-        self.docs = (root / config.getini("cheatsheet_docs")).resolve()
-        self.snippets = (root / config.getini("cheatsheet_snippets")).resolve()
-        self.timeout = float(config.getini("cheatsheet_timeout"))
-        self.shell_timeout = float(config.getini("cheatsheet_shell_timeout"))
+        project = Project.load(config.rootpath)
+        if config.option.docs:
+            project = project.with_docs(config.option.docs)
+        self.config, self.project = config, project
+        self.docs, self.snippets = project.docs.resolve(), project.snippets.resolve()
+        self.timeout, self.shell_timeout = project.timeout, project.shell_timeout
         self.no_gpu = gpu_absent_reason()
         self.pools: dict[str, WorkerPool] = {}
         self.shells: ThreadPoolExecutor | None = None
@@ -92,7 +90,7 @@ class Run:
         self.stats: dict[str, dict] = {}  # "python on cpu" -> count, seconds of run time
         self.first_submit: float | None = None
         self.last_done = 0.0
-        record_dir = Path(config.option.record_dir or root / "verification")
+        record_dir = Path(config.option.record_dir or project.record)
         self.recorder = Recorder(record_dir, self.docs, self.snippets) if (config.option.record or config.option.resume) else None
         self.recording = config.option.record
 

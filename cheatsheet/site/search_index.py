@@ -21,7 +21,7 @@ import json
 import re
 from pathlib import Path
 
-from .pages import LABELS, Entry, Page, counterpart, parse_page
+from cheatsheet.model.pages import LABELS, Entry, Page, counterpart, parse_page
 
 INDEX = "search/entries.json"
 TEXT = "search/text.json"  # each document's text (x), in INDEX's order

@@ -114,7 +114,7 @@ def task_words(title: str) -> str:
 
 def self_queries(docs: Path) -> list[Query]:
     """Each entry's own task words, in its language: the entry should come up in the first three."""
-    from .pages import LANGS, parse_page, site_files
+    from cheatsheet.model.pages import LANGS, parse_page, site_files
 
     out = []
     for lang in LANGS:

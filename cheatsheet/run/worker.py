@@ -274,7 +274,7 @@ def main() -> None:
     tasks, results = Connection(task_fd, writable=False), Connection(result_fd, readable=False)
     import torch
 
-    import cheatsheet.netguard.sitecustomize  # noqa: F401  (installs the guard)
+    import cheatsheet.run.netguard.sitecustomize  # noqa: F401  (installs the guard)
 
     # One intra-op thread: workers run side by side, and examples are far too small to gain from
     # more (their tensors stay under the size at which torch splits work across threads).
@@ -289,7 +289,7 @@ def main() -> None:
         except EOFError:
             return
         if task["kind"] == "names":
-            from cheatsheet.torch_api import inspect_names
+            from cheatsheet.check.torch_api import inspect_names
 
             results.send(inspect_names(task["names"]))
         else:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import nbformat
 
-from .pages import OUTPUT_LINE, Entry, Fence, Page
+from cheatsheet.model.pages import OUTPUT_LINE, Entry, Fence, Page
 
 TEXT = {
     "zh": {"intro": "由网站页面 {url} 自动生成。每个代码单元是一个条目的示例，附带的输出是测试在 CPU 上核对过的结果。",

@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 import difflib
 
-from .pages import OUTPUT_LINE, Fence
+from cheatsheet.model.pages import OUTPUT_LINE, Fence
 
 
 def printed_lines(outputs: list[tuple[int, str]]) -> list[str]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import display
+from cheatsheet import display
 
 # code -> (kind, summary). "check" rules come from reading the pages, "run" rules from running
 # examples, "record" rules from the verification record. Each has a fixture in tests/fixtures/rules/.
@@ -44,6 +44,8 @@ RULES: dict[str, tuple[str, str]] = {
     "REC001": ("record", "entry missing from the verification record"),
     "REC002": ("record", "verification row is stale"),
     "REC003": ("record", "verification row for an unknown entry"),
+    "REC004": ("record", "verification row records a failure"),
+    "REC005": ("record", "CUDA row that no GPU wrote"),
 }
 
 

@@ -16,11 +16,14 @@ from pathlib import Path
 
 from markdown_it import MarkdownIt
 
-from . import DOCS, ROOT, SNIPPETS, display
-from .pages import OUTPUT_LINE, site_files
+from cheatsheet import display
+from cheatsheet.model.pages import OUTPUT_LINE, site_files
+from cheatsheet.project import repo
+
+PROJECT = repo()
 
 
-def files(docs: Path = DOCS, snippets: Path = SNIPPETS) -> list[Path]:
+def files(docs: Path = PROJECT.docs, snippets: Path = PROJECT.snippets) -> list[Path]:
     return sorted([*site_files(docs / "zh"), *snippets.glob("*.md")])
 
 
@@ -36,14 +39,14 @@ def problems(paths: list[Path] | None = None) -> list[str]:
     for path in paths or files():
         text = path.read_text("utf-8")
         for line in autocorrect_py.lint_for(text, _kind(path)).lines:
-            found.append(f"{display(path, ROOT)}:{line.line}:{line.col}: {line.old.strip()!r} -> {line.new.strip()!r}")
+            found.append(f"{display(path, PROJECT.root)}:{line.line}:{line.col}: {line.old.strip()!r} -> {line.new.strip()!r}")
         if path.name != "glossary.md":
-            found += [f"{display(path, ROOT)}:{line}: {avoid!r} -> {use!r} (glossary: preferred terms)"
+            found += [f"{display(path, PROJECT.root)}:{line}: {avoid!r} -> {use!r} (glossary: preferred terms)"
                       for line, avoid, use in vocabulary(text if path.suffix == ".md" else f"```python\n{text}```\n", terms, offset=-1 if path.suffix == ".py" else 0)]
     return found
 
 
-def preferred_terms(glossary: Path = SNIPPETS / "glossary.md") -> list[tuple[str, str]]:
+def preferred_terms(glossary: Path = PROJECT.snippets / "glossary.md") -> list[tuple[str, str]]:
     """(use, avoid) pairs from the table after the "统一用词" heading of the glossary."""
     text = glossary.read_text("utf-8")
     table = text[text.index("统一用词"):] if "统一用词" in text else ""

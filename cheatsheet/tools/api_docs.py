@@ -18,8 +18,8 @@ import io
 import re
 from pathlib import Path
 
-from .pages import LANGS, parse_page, site_files
-from .torch_api import CODE_LINE_ALIASES, _dotted, torch_names
+from cheatsheet.check.torch_api import CODE_LINE_ALIASES, _dotted, torch_names
+from cheatsheet.model.pages import LANGS, parse_page, site_files
 
 DOCS_URL = "https://docs.pytorch.org/docs/stable/"
 OVERRIDE = re.compile(r'data-api="([^"]+)"')

@@ -28,15 +28,11 @@ from pathlib import Path
 
 from markdown_it import MarkdownIt
 
-LANGS = ("zh", "en")
-# Field labels and the example marker, per language.
-LABELS = {
-    "zh": {"mnemonic": "助记：", "what": "作用：", "prereq": "使用前提：", "example": "解释性示例："},
-    "en": {"mnemonic": "Mnemonic:", "what": "What it does:", "prereq": "Prerequisites:", "example": "Example:"},
-}
+from cheatsheet.model.devices import DEVICES
+from cheatsheet.model.langs import LABELS, LANGS
+
 REQUIRED_FIELDS = ("mnemonic", "prereq")
 RUNNABLE_LANGS = ("python", "bash")
-DEVICES = ("cpu", "cuda")
 # Options a fence may carry ({.python requires-cuda}); anything else is a typo.
 FENCE_OPTIONS = {"requires-cuda", "uses-deprecated"}
 FENCE_ATTRS = {"title"}

@@ -19,11 +19,10 @@ import os
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
-from . import display
-from .pages import Entry, site_pages
-from .rules import Problem
-
-DEVICES = ("cpu", "cuda")
+from cheatsheet import display
+from cheatsheet.model.devices import DEVICES
+from cheatsheet.model.pages import Entry, site_pages
+from cheatsheet.model.rules import Problem
 
 
 @dataclass
@@ -39,6 +38,48 @@ class Row:
 
 
 FIELDS = [f.name for f in fields(Row)]
+RESULTS = ("passed", "failed", "needs-cuda")
+
+
+def row_result(outcomes: set[str]) -> str | None:
+    """The result a row records for an entry on one device, from its examples' outcomes there
+    (passed, failed, needs-cuda, skipped); None when some example could not run here: no row."""
+    if "failed" in outcomes:
+        return "failed"
+    if outcomes == {"needs-cuda"}:
+        return "needs-cuda"
+    if outcomes <= {"passed", "needs-cuda"}:
+        return "passed"
+    return None
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What the record says about one entry on one device, judged against the entry's code now.
+
+    `state` is the row's result (passed, failed, needs-cuda) while the row vouches for the code
+    as it is; `stale` once the code changed since; `missing` without a row."""
+
+    device: str
+    state: str
+    row: Row | None = None
+
+    @property
+    def current(self) -> bool:
+        return self.state in RESULTS
+
+    @property
+    def vouches(self) -> bool:
+        """The site may say the entry works on this device (or that it needs a GPU)."""
+        return self.state in ("passed", "needs-cuda")
+
+
+def verdict(device: str, row: Row | None, current_hash: str) -> Verdict:
+    if row is None:
+        return Verdict(device, "missing")
+    if row.hash != current_hash:
+        return Verdict(device, "stale", row)
+    return Verdict(device, row.result, row)
 
 
 def path_for(record_dir: Path, device: str) -> Path:
@@ -71,6 +112,24 @@ def entries(docs: Path) -> list[tuple[str, Entry]]:
     """(page path relative to docs/zh, entry) for every entry with an id, in site order."""
     zh = Path(docs) / "zh"
     return [(page.path.relative_to(zh.resolve()).as_posix(), e) for page in site_pages(docs, "zh") for e in page.entries if e.id]
+
+
+class Record:
+    """The record as committed, loaded once: its rows per device and a verdict per entry."""
+
+    def __init__(self, record_dir: Path, snippets: Path):
+        self.dir, self.snippets = Path(record_dir), Path(snippets)
+        self.lines = {d: load(self.dir, d) for d in DEVICES}  # device -> entry id -> (line, row)
+
+    def row(self, device: str, entry_id: str) -> Row | None:
+        found = self.lines[device].get(entry_id)
+        return found[1] if found else None
+
+    def verdict(self, entry: Entry, device: str) -> Verdict:
+        return verdict(device, self.row(device, entry.id), entry.code_hash(self.snippets))
+
+    def verdicts(self, entry: Entry) -> list[Verdict]:
+        return [self.verdict(entry, device) for device in DEVICES]
 
 
 class Recorder:
@@ -108,25 +167,31 @@ def check(docs: Path, snippets: Path, record_dir: Path) -> list[Problem]:
     """The committed record against the pages: every entry has a current CPU row that passed;
     every row (CPU or CUDA) vouches for the code as it is now and for an entry that exists."""
     problems = []
-    known = {e.id: (page, e, e.code_hash(snippets)) for page, e in entries(docs)}
+    record = Record(record_dir, snippets)
+    known = {e.id: e for _, e in entries(docs)}
     for device in DEVICES:
         path = path_for(record_dir, device)
-        rows = load(record_dir, device)
-        for entry_id, (line, row) in rows.items():
-            if entry_id not in known:
+        for entry_id, (line, _) in record.lines[device].items():
+            entry = known.get(entry_id)
+            if entry is None:
                 problems.append(Problem(path, line, entry_id, "REC003",
                                         f"{display(path)} has a row for `{entry_id}`, which no page defines. Remove the row (`python -m cheatsheet record --prune`)."))
                 continue
-            _, entry, current = known[entry_id]
-            if row.hash != current:
+            found = record.verdict(entry, device)
+            if device == "cuda" and "(sm_" not in found.row.device:
+                problems.append(Problem(path, line, entry_id, "REC005",
+                                        f"the cuda row names `{found.row.device}`, not a GPU with its compute capability as the CUDA worker "
+                                        "reports it (`NAME (sm_XY)`). CUDA rows come only from a run on a GPU: drop this row."))
+            elif found.state == "stale":
                 how = "pytest --record" if device == "cpu" else "pytest -m cuda --record on a GPU machine, or drop it with `python -m cheatsheet record --prune`"
                 problems.append(Problem(path, line, entry_id, "REC002",
-                                        f"the {device} row vouches for code hashed {row.hash}, but the examples now hash to {current}: they changed since they were verified. Rerun: {how}."))
-            elif row.result not in ("passed", "needs-cuda"):
-                problems.append(Problem(path, line, entry_id, "REC002", f"the {device} row says `{row.result}`. Fix the example and rerun it with --record."))
+                                        f"the {device} row vouches for code hashed {found.row.hash}, but the examples now hash to "
+                                        f"{entry.code_hash(snippets)}: they changed since they were verified. Rerun: {how}."))
+            elif not found.vouches:
+                problems.append(Problem(path, line, entry_id, "REC004", f"the {device} row says `{found.state}`. Fix the example and rerun it with --record."))
         if device == "cpu":
-            for entry_id, (_, entry, _) in known.items():
-                if entry_id not in rows:
+            for entry_id, entry in known.items():
+                if entry_id not in record.lines[device]:
                     problems.append(Problem(entry.path, entry.line, entry_id, "REC001",
                                             f"no row in {display(path)}: the record does not say this entry ran. Run `pytest --entry {entry_id} --record` and commit {display(path)}."))
     return problems
@@ -146,17 +211,21 @@ def merge(parts: list[Path], into: Path, docs: Path) -> dict[str, int]:
     return counts
 
 
-def summary(record_dir: Path) -> dict[str, dict]:
-    """Per device: rows by result, and the torch versions, devices and dates they came from."""
+def summary(docs: Path, snippets: Path, record_dir: Path) -> dict[str, dict]:
+    """Per device: the entries by verdict (passed, failed, needs-cuda, stale, missing), and the
+    torch versions, Python versions, devices and dates of the rows that are current."""
+    record = Record(record_dir, snippets)
+    all_entries = [e for _, e in entries(docs)]
     out = {}
     for device in DEVICES:
-        rows = [row for _, row in load(record_dir, device).values()]
-        results: dict[str, int] = {}
-        for row in rows:
-            results[row.result] = results.get(row.result, 0) + 1
+        found = [record.verdict(e, device) for e in all_entries]
+        states: dict[str, int] = {}
+        for v in found:
+            states[v.state] = states.get(v.state, 0) + 1
+        rows = [v.row for v in found if v.current]
         out[device] = {
-            "rows": len(rows),
-            "results": results,
+            "entries": len(all_entries),
+            "states": states,
             "torch": sorted({r.torch for r in rows}),
             "python": sorted({r.python for r in rows}),
             "devices": sorted({r.device for r in rows}),
