@@ -59,7 +59,7 @@ def cmd_fill(args) -> int:
 
 
 def cmd_check(args) -> int:
-    from cheatsheet.check.entries import check_site
+    from cheatsheet.check.site import check_site
     from cheatsheet.check.torch_api import inspect_names
     from cheatsheet.model.pages import site_pages
 

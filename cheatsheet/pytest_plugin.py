@@ -34,7 +34,7 @@ from pathlib import Path
 import pytest
 
 from cheatsheet import display
-from cheatsheet.check.entries import check_site
+from cheatsheet.check.site import check_site
 from cheatsheet.check.outputs import by_statement, first_difference, output_diff, printed_lines, rewrite
 from cheatsheet.model.pages import DEVICES, Entry, Fence, comparable_code, counterpart, page_lang, parse_page
 from cheatsheet.model.record import Recorder, Row

@@ -5,15 +5,15 @@ from pathlib import Path
 
 import pytest
 
-from cheatsheet.check.entries import check_site
+from cheatsheet.check.site import check_site
 from cheatsheet.model.record import check as check_record
-from cheatsheet.model.rules import RULES, Problem, UnknownRule
+from cheatsheet.model.rules import RULES, Problem, UnknownRule, markdown_table
 from cheatsheet.project import repo
 
 PROJECT = repo()
 
 FIXTURES = Path(__file__).parent / "fixtures" / "rules"
-KIND = {code: kind for code, (kind, _) in RULES.items()}
+KIND = {code: rule.kind for code, rule in RULES.items()}
 
 
 def expected(code: str) -> list[str]:
@@ -26,6 +26,19 @@ def relative(problem: Problem, fixture: Path) -> str:
 
 def test_every_rule_has_a_fixture():
     assert sorted(p.name for p in FIXTURES.iterdir()) == sorted(RULES)
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_contributor_guide_tables_every_rule(lang):
+    """The guide's table of codes is generated from RULES: the page holds only the marker that the
+    site replaces with `markdown_table(lang)`, and the table has one row per code."""
+    table = markdown_table(lang)
+    rows = [line for line in table.splitlines() if line.startswith("| `")]
+    assert [row.split("`")[1] for row in rows] == list(RULES)
+    assert all(RULES[code].summary(lang) in row for code, row in zip(RULES, rows))
+    guide = (PROJECT.docs / lang / "contributing.md").read_text("utf-8")
+    assert "<!-- rules-table -->" in guide.splitlines()
+    assert "| `ENTRY001` |" not in guide, "no hand-written copy of the table left to drift"
 
 
 def test_an_unknown_code_is_itself_an_error():

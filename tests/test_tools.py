@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from cheatsheet.check.entries import check_site
+from cheatsheet.check.site import check_site
 from cheatsheet.project import repo
 from cheatsheet.tools.scaffold import ScaffoldError, new_entry, new_recipe
 from cheatsheet.tools.status import stale_entries
