@@ -20,7 +20,8 @@ PROJECT = repo()
 
 pytest_plugins = ["pytester"]
 
-EN_LABELS = {"助记：": "Mnemonic: ", "作用：": "What it does: ", "使用前提：": "Prerequisites: ", "**解释性示例：**": "**Example:**", "# 测试页": "# Test page"}
+EN_LABELS = {"助记：": "Mnemonic: ", "作用：": "What it does: ", "使用前提：": "Prerequisites: ",
+             "**解释性示例：**": "**Example:**", "# 测试页": "# Test page"}
 INNER_INI = """\
 [tool.pytest.ini_options]
 addopts = "-p cheatsheet.pytest_plugin -p no:cacheprovider -ra"
@@ -143,7 +144,7 @@ def probe_run(root: Path):
 @pytest.fixture(scope="session")
 def inspect_names(pytestconfig):
     """Ask the installed torch about names, through this session's CPU worker (no torch import here)."""
-    return pytestconfig.stash[RUN_KEY].inspect_names
+    return pytestconfig.stash[RUN_KEY].session.inspect_names
 
 
 def outcome(output: str, test: str) -> str:

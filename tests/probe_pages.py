@@ -112,10 +112,9 @@ PROBES = "# 测试页\n" + "".join([
         import ctypes
 
         libc = ctypes.CDLL(None)
-        libc.printf(b"from C\\n")
-        libc.fflush(None)
-        print("from Python")
+        libc.printf(b"from C\\n")  # the runner flushes C's buffer after each statement
         #> from C
+        print("from Python")
         #> from Python
     """),
     entry("shell-example", """

@@ -26,6 +26,7 @@ def test_chinese_copywriting_autocorrect():
 def test_preferred_terms_are_checked_in_prose_and_comments_only():
     from cheatsheet.tools.lint_zh import preferred_terms, vocabulary
 
-    page = "# 页\n\n按批次读取，每个 epoch 一次；也可写作一轮（epoch），`epoch` 是代码。\n\n```python\nfor epoch in range(2):  # 每个 epoch\n    pass\n```\n"
+    page = ("# 页\n\n按批次读取，每个 epoch 一次；也可写作一轮（epoch），`epoch` 是代码。\n\n"
+            "```python\nfor epoch in range(2):  # 每个 epoch\n    pass\n```\n")
     found = vocabulary(page, preferred_terms())
     assert [(line, avoid, use) for line, avoid, use in found] == [(3, "批次", "批量"), (3, "epoch", "轮"), (6, "epoch", "轮")]

@@ -93,7 +93,8 @@ def test_recipes_are_rendered_with_what_the_record_says(site, lang, prefix):
         html = (site_dir / prefix / "recipes" / name / "index.html").read_text("utf-8")
         assert 'class="jupyter-wrapper"' in html and "In&nbsp;[" not in html and "In [" not in html, name
         row = cpu[f"recipe-{name}"][1]
-        passed = f"CPU 上通过（PyTorch {row.torch}，{row.date}）" if lang == "zh" else f"passed on CPU (PyTorch {row.torch}, {row.date})"
+        passed = (f"CPU 上通过（PyTorch {row.torch}，{row.date}）" if lang == "zh"
+                  else f"passed on CPU (PyTorch {row.torch}, {row.date})")
         assert row.result == "passed" and passed in html, name
         notebook = nbformat.read(site_dir / prefix / "recipes" / f"{name}.ipynb", as_version=4)
         nbformat.validate(notebook)

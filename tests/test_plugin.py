@@ -89,6 +89,24 @@ FILL = entry("needs-output", """
     #cpu> cpu
     #cuda> cuda
 """)
+# Output lines that sit after the last statement, though the first statement printed one of them.
+MISPLACED = entry("misplaced-output", """
+    print(1)
+    print(2)
+    #> 1
+    #> 2
+""")
+# The same with lines written for CUDA alone: no CPU run can tell which statement prints them.
+MISPLACED_CUDA = entry("misplaced-cuda-lines", """
+    import torch
+
+    print(1)
+    print("cuda" if torch.cuda.is_available() else "cpu")
+    #> 1
+    #cpu> cpu
+    #cuda> cuda
+""")
+FILL += MISPLACED
 RECORD = entry("gpu-only", """
     import torch
 
@@ -104,8 +122,10 @@ def rows(root, device="cpu"):
 
 # A recipe: the whole file is one example; its cells share one process.
 RECIPE = {
-    "zh": "# %% [markdown]\n# # 测试实战\n\n# %%\nx = 2\nprint(x)\n\n# %% [markdown]\n# 下一步。\n\n# %%\nprint(x * 21)  # 同一进程\n",
-    "en": "# %% [markdown]\n# # Test recipe\n\n# %%\nx = 2\nprint(x)\n\n# %% [markdown]\n# Next.\n\n# %%\nprint(x * 21)  # same process\n",
+    "zh": ("# %% [markdown]\n# # 测试实战\n\n# %%\nx = 2\nprint(x)\n\n"
+           "# %% [markdown]\n# 下一步。\n\n# %%\nprint(x * 21)  # 同一进程\n"),
+    "en": ("# %% [markdown]\n# # Test recipe\n\n# %%\nx = 2\nprint(x)\n\n"
+           "# %% [markdown]\n# Next.\n\n# %%\nprint(x * 21)  # same process\n"),
 }
 
 
@@ -137,6 +157,32 @@ def test_update_output_writes_what_ran_into_both_languages(filled):
     assert "# 设备" in texts["en"] and "#> tensor([0, 1, 2])" in texts["en"]  # comments kept, outputs written
 
 
+def test_output_lines_are_checked_under_the_statement_that_printed_them(inner):
+    """The same flat output is not enough: each line belongs under its statement, and the failure
+    is the diff between the page and what `--update-output` would write."""
+    write_site(inner.path, {"site": "# 测试页\n" + MISPLACED + MISPLACED_CUDA})
+    result = inner.runpytest_inprocess("-m", "cpu", "--workers", "1")
+    out = str(result.stdout)
+    assert "FAILED docs/zh/site.md::misplaced-output[cpu]" in out, out
+    # Line 16 is the first that differs: `#> 1` belongs there, right under `print(1)`.
+    assert "docs/zh/site.md:16: [misplaced-output] RUN001" in out, out
+    assert "\n print(1)\n+#> 1\n print(2)\n-#> 1\n #> 2\n" in out, out
+    assert "FAILED docs/zh/site.md::misplaced-cuda-lines[cpu]" in out
+    assert "[misplaced-cuda-lines] RUN001 the output lines on cpu cannot be checked: the `#cuda>` lines after line" in out, out
+    # --update-output repairs the first; the second it leaves as it is, still failing, for a person to place.
+    result = inner.runpytest_inprocess("-m", "cpu", "--workers", "1", "--update-output")
+    page = (inner.path / "docs" / "zh" / "site.md").read_text("utf-8")
+    assert "print(1)\n#> 1\nprint(2)\n#> 2\n" in page
+    assert 'print("cuda" if torch.cuda.is_available() else "cpu")\n#> 1\n#cpu> cpu\n#cuda> cuda\n' in page
+    assert "FAILED docs/zh/site.md::misplaced-cuda-lines[cpu]" in str(result.stdout)
+
+
+def test_update_output_moves_output_lines_under_their_statement(filled):
+    _, texts, _ = filled
+    for text in texts.values():
+        assert "print(1)\n#> 1\nprint(2)\n#> 2\n" in text
+
+
 def test_update_output_keeps_lines_written_for_a_device_that_did_not_run(filled):
     _, texts, _ = filled
     # A shared line follows the run; a line written for CUDA alone stays until a GPU run rewrites it.
@@ -158,8 +204,8 @@ def test_a_recipe_whose_output_changed_fails_at_its_line(inner):
     assert result.ret != 0
     out = str(result.stdout)
     assert "FAILED docs/zh/recipes/recipe.py::recipe-recipe[cpu]" in out
-    # Reported at the statement whose output changed (line 6 of the file), with the diff.
-    assert "docs/zh/recipes/recipe.py:6: [recipe-recipe] RUN001" in out and "-3" in out and "+2" in out, out
+    # Reported at the first line that differs (line 7 of the file: the output line of `print(x)`), with the diff.
+    assert "docs/zh/recipes/recipe.py:7: [recipe-recipe] RUN001" in out and "\n-#> 3\n+#> 2\n" in out, out
 
 
 def test_a_changed_example_makes_its_row_stale(probe_run, tmp_path):

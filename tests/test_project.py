@@ -38,7 +38,8 @@ def test_the_site_group_needs_no_torch():
 
 def test_readme_commands_are_what_ci_runs():
     readme = (PROJECT.root / "README.md").read_text("utf-8")
-    serve = "python3 -m venv .venv && .venv/bin/pip install -U pip && .venv/bin/pip install -e . --group docs && .venv/bin/mkdocs serve"
+    serve = ("python3 -m venv .venv && .venv/bin/pip install -U pip && .venv/bin/pip install -e . --group docs "
+             "&& .venv/bin/mkdocs serve")
     test = "python3 -m venv .venv && .venv/bin/pip install -r requirements.txt && .venv/bin/pytest"
     assert serve in readme and test in readme
     ci = (PROJECT.root / ".ci" / "run").read_text("utf-8")

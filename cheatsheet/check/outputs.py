@@ -1,30 +1,22 @@
-"""Output lines: checking what an example printed against them, and writing them from a run.
+"""An example's output lines: the one function that says what the fence should show after a run.
 
 A run reports what each top-level statement printed, keyed by the file line where the statement
-ends. Checking joins it and compares it with the fence's `#>` / `#<device>>` lines. Writing puts
-each statement's output right after it: `#>` where every device that runs the fence printed the
-same, `#cpu>` / `#cuda>` where they differ.
+ends. `expected_code` writes each statement's output right after it: `#>` where every device that
+runs the fence printed the same, `#cpu>` / `#cuda>` where they differ. The test passes when that
+string equals the fence as the page shows it (`mismatch` is None); otherwise it fails with the
+diff between the two, and `--update-output` / `python -m cheatsheet fill` writes that same string.
 """
 
 from __future__ import annotations
 
 import ast
 import difflib
+import re
+from dataclasses import dataclass
 
 from cheatsheet.model.pages import OUTPUT_LINE, Fence
 
-
-def printed_lines(outputs: list[tuple[int, str]]) -> list[str]:
-    text = "".join(text for _, text in outputs)
-    return [line.rstrip() for line in text.rstrip("\n").split("\n")] if text.strip() else []
-
-
-def output_diff(expected: list[str], actual: list[str]) -> str | None:
-    """A unified diff, or None when they match."""
-    expected = [line.rstrip() for line in expected]
-    if expected == actual:
-        return None
-    return "\n".join(difflib.unified_diff(expected, actual, "expected (output lines)", "actual (printed)", lineterm=""))
+HUNK = re.compile(r"^@@ -(\d+)")
 
 
 def statement_ends(fence: Fence) -> list[int]:
@@ -36,7 +28,7 @@ def statement_ends(fence: Fence) -> list[int]:
     return [stmt.end_lineno - 1 for stmt in ast.parse(fence.code).body]
 
 
-def by_statement(fence: Fence, outputs: list[tuple[int, str]]) -> list[list[str]]:
+def by_statement(fence: Fence, outputs: tuple[tuple[int, str], ...]) -> list[list[str]]:
     """A run's output split per statement; `outputs` lines are file lines (python) or 0 (shell)."""
     ends = statement_ends(fence)
     per_statement: list[list[str]] = [[] for _ in ends]
@@ -46,49 +38,66 @@ def by_statement(fence: Fence, outputs: list[tuple[int, str]]) -> list[list[str]
     return per_statement
 
 
-def existing(fence: Fence, device: str) -> tuple[list[list[str]], list[bool]]:
+def _shown(fence: Fence, device: str, ends: list[int]) -> tuple[list[list[str]], list[bool]]:
     """The output lines the fence shows now for `device`, per statement, and per statement
-    whether any of them is written for that device only (`#cuda>`), not shared (`#>`)."""
-    ends = statement_ends(fence)
+    whether its lines are written per device (any `#cpu>` / `#cuda>`), not only shared (`#>`)."""
     per_statement: list[list[str]] = [[] for _ in ends]
-    specific = [False for _ in ends]
+    per_device = [False for _ in ends]
     for i, line in enumerate(fence.code.splitlines()):
         m = OUTPUT_LINE.match(line)
-        if m and m.group(1) in (None, device) and ends:
+        if m and ends:
             owner = max([k for k, end in enumerate(ends) if end < i], default=0)
-            per_statement[owner].append(m.group(2) or "")
-            specific[owner] |= m.group(1) == device
-    return per_statement, specific
+            per_device[owner] |= m.group(1) is not None
+            if m.group(1) in (None, device):
+                per_statement[owner].append(m.group(2) or "")
+    return per_statement, per_device
 
 
-def first_difference(fence: Fence, outputs: list[tuple[int, str]], device: str) -> int | None:
-    """The file line of the first statement whose output differs from its output lines."""
-    if fence.lang != "python":
-        return None
-    shown, _ = existing(fence, device)
-    for end, expected, printed in zip(statement_ends(fence), shown, by_statement(fence, outputs)):
-        if [line.rstrip() for line in expected] != printed:
-            return fence.line + 1 + end
-    return None
+def _output_lines(views: dict[str, list[str]]) -> list[str]:
+    """One statement's output lines from what each device shows: `#>` for the lines all share
+    (at the start and at the end), `#<device>>` for the rest."""
+    first, *rest = views.values()
+    if all(view == first for view in rest):
+        return [f"#> {text}".rstrip() for text in first]
+    shortest = min(len(view) for view in views.values())
+    head = next((i for i in range(shortest) if any(view[i] != first[i] for view in rest)), shortest)
+    tail = next((i for i in range(shortest - head) if any(view[-1 - i] != first[-1 - i] for view in rest)), shortest - head)
+    out = [f"#> {text}".rstrip() for text in first[:head]]
+    for device, view in views.items():
+        out += [f"#{device}> {text}".rstrip() for text in view[head:len(view) - tail]]
+    return out + [f"#> {text}".rstrip() for text in first[len(first) - tail:]]
 
 
-def rewrite(fence: Fence, runs: dict[str, list[list[str]]]) -> str:
-    """The fence's code with its output lines written from `runs` (device -> output per statement,
-    from `by_statement`; the same for both languages, whose code differs only in comments).
+class Unplaceable(ValueError):
+    """Lines of a device that did not run sit under a statement whose output, on the device that
+    ran, is not what the page shows there: which statement prints them is unknown from this run."""
 
-    A device that did not run keeps the lines written for it alone (`#cuda>`); where it shared
-    the lines (`#>`) or had none, it is taken to print what the run printed: `#>` lines. Until it
-    runs there, the verification record says it has not (its row no longer matches the code)."""
+
+def expected_code(fence: Fence, runs: dict[str, tuple[tuple[int, str], ...]]) -> str:
+    """The fence's code with its output lines written from `runs` (device -> a run's outputs).
+
+    A device that did not run keeps what a statement shows for it where the statement's lines are
+    written per device (`#cpu>` / `#cuda>`); where they are shared (`#>`) or absent, it is taken to
+    print what the run printed. Until it runs there, the verification record says it has not (its
+    row no longer matches the code). Raises Unplaceable where that cannot be known."""
     devices = fence.devices()
     ends = statement_ends(fence)
-    ran = next(d for d in devices if d in runs)
+    printed = {d: by_statement(fence, outputs) for d, outputs in runs.items()}
+    ran = next(d for d in devices if d in printed)
+    shown_ran, _ = _shown(fence, ran, ends)
     per_device = {}
     for d in devices:
-        if d in runs:
-            per_device[d] = runs[d]
-        else:
-            old, specific = existing(fence, d)
-            per_device[d] = [old[k] if specific[k] else runs[ran][k] for k in range(len(ends))]
+        if d in printed:
+            per_device[d] = printed[d]
+            continue
+        old, specific = _shown(fence, d, ends)
+        for k in range(len(ends)):
+            if specific[k] and old[k] and len(shown_ran[k]) != len(printed[ran][k]):
+                raise Unplaceable(f"the `#{d}>` lines after line {fence.line + 1 + ends[k]} sit under a statement "
+                                  f"whose {ran} output is not the one shown there. "
+                                  f"Put each output line right under the statement that prints it "
+                                  f"(`#>` for all devices, `#{d}>` for one), then run again")
+        per_device[d] = [old[k] if specific[k] else printed[ran][k] for k in range(len(ends))]
     out = []
     for i, line in enumerate(fence.code.splitlines()):
         if OUTPUT_LINE.match(line):
@@ -97,10 +106,31 @@ def rewrite(fence: Fence, runs: dict[str, list[list[str]]]) -> str:
         if i not in ends:
             continue
         k = ends.index(i)
-        shown = [per_device[d][k] for d in devices]
-        if all(lines == shown[0] for lines in shown):
-            out += [f"#> {text}".rstrip() for text in shown[0]]
-        else:
-            for d in devices:
-                out += [f"#{d}> {text}".rstrip() for text in per_device[d][k]]
+        out += _output_lines({d: per_device[d][k] for d in devices})
     return "\n".join(out) + "\n"
+
+
+@dataclass(frozen=True)
+class Mismatch:
+    diff: str  # unified: `-` the page, `+` what the run says it should be
+    line: int  # file line of the first difference
+
+
+def mismatch(fence: Fence, expected: str) -> Mismatch | None:
+    """How the fence differs from `expected` (from `expected_code`), or None when it does not."""
+    if fence.code == expected:
+        return None
+    page, should = fence.code.splitlines(), expected.splitlines()
+    diff = list(difflib.unified_diff(page, should, "the page", "after this run", n=1, lineterm=""))
+    first = 0
+    if diff:  # the hunk's first line, then its context lines, up to the first change
+        hunk = next(i for i, text in enumerate(diff) if HUNK.match(text))
+        first = int(HUNK.match(diff[hunk]).group(1)) - 1
+        for text in diff[hunk + 1:]:
+            if text[:1] in "-+":
+                break
+            first += 1
+    else:  # only line endings differ (a missing final newline)
+        diff = ["(the fence differs only in its line endings)"]
+        first = len(page) - 1
+    return Mismatch("\n".join(diff), fence.line + 1 + first)

@@ -193,6 +193,11 @@ def parse_fence_info(info: str) -> tuple[str, frozenset[str], dict[str, str]]:
 _markdown = MarkdownIt("commonmark")
 
 
+def markdown_tokens(text: str) -> list:
+    """The project's one Markdown parser (CommonMark, as markdown-it-py reads it)."""
+    return _markdown.parse(text)
+
+
 def _blank_front_matter(text: str) -> str:
     """YAML front matter (`---` ... `---`) as blank lines: CommonMark would read it as a heading,
     and blank lines keep the line numbers."""
@@ -207,7 +212,7 @@ def _blank_front_matter(text: str) -> str:
 
 def parse_text(path: Path, text: str, lang: str) -> Page:
     labels = LABELS[lang]
-    tokens = _markdown.parse(_blank_front_matter(text))
+    tokens = markdown_tokens(_blank_front_matter(text))
     entries: list[Entry] = []
     outside: list[Fence] = []
     sections: list[Section] = []
@@ -331,7 +336,8 @@ def _strip_python_comments(code: str) -> str:
     import tokenize
 
     try:
-        kept = [t for t in tokenize.generate_tokens(io.StringIO(code).readline) if t.type != tokenize.COMMENT or OUTPUT_LINE.match(t.string)]
+        kept = [t for t in tokenize.generate_tokens(io.StringIO(code).readline)
+                if t.type != tokenize.COMMENT or OUTPUT_LINE.match(t.string)]
         return tokenize.untokenize(kept)
     except (tokenize.TokenError, SyntaxError, IndentationError):
         return code

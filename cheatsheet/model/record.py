@@ -175,25 +175,32 @@ def check(docs: Path, snippets: Path, record_dir: Path) -> list[Problem]:
             entry = known.get(entry_id)
             if entry is None:
                 problems.append(Problem(path, line, entry_id, "REC003",
-                                        f"{display(path)} has a row for `{entry_id}`, which no page defines. Remove the row (`python -m cheatsheet record --prune`)."))
+                                        f"{display(path)} has a row for `{entry_id}`, which no page defines. "
+                                        "Remove the row (`python -m cheatsheet record --prune`)."))
                 continue
             found = record.verdict(entry, device)
             if device == "cuda" and "(sm_" not in found.row.device:
                 problems.append(Problem(path, line, entry_id, "REC005",
-                                        f"the cuda row names `{found.row.device}`, not a GPU with its compute capability as the CUDA worker "
-                                        "reports it (`NAME (sm_XY)`). CUDA rows come only from a run on a GPU: drop this row."))
+                                        f"the cuda row names `{found.row.device}`, not a GPU with its compute capability "
+                                        "as the CUDA worker reports it (`NAME (sm_XY)`). "
+                                        "CUDA rows come only from a run on a GPU: drop this row."))
             elif found.state == "stale":
-                how = "pytest --record" if device == "cpu" else "pytest -m cuda --record on a GPU machine, or drop it with `python -m cheatsheet record --prune`"
+                how = ("pytest --record" if device == "cpu"
+                       else "pytest -m cuda --record on a GPU machine, or drop it with "
+                            "`python -m cheatsheet record --prune`")
                 problems.append(Problem(path, line, entry_id, "REC002",
-                                        f"the {device} row vouches for code hashed {found.row.hash}, but the examples now hash to "
-                                        f"{entry.code_hash(snippets)}: they changed since they were verified. Rerun: {how}."))
+                                        f"the {device} row vouches for code hashed {found.row.hash}, but the examples now "
+                                        f"hash to {entry.code_hash(snippets)}: they changed since they were verified. "
+                                        f"Rerun: {how}."))
             elif not found.vouches:
-                problems.append(Problem(path, line, entry_id, "REC004", f"the {device} row says `{found.state}`. Fix the example and rerun it with --record."))
+                problems.append(Problem(path, line, entry_id, "REC004",
+                                        f"the {device} row says `{found.state}`. Fix the example and rerun it with --record."))
         if device == "cpu":
             for entry_id, entry in known.items():
                 if entry_id not in record.lines[device]:
                     problems.append(Problem(entry.path, entry.line, entry_id, "REC001",
-                                            f"no row in {display(path)}: the record does not say this entry ran. Run `pytest --entry {entry_id} --record` and commit {display(path)}."))
+                                            f"no row in {display(path)}: the record does not say this entry ran. "
+                                            f"Run `pytest --entry {entry_id} --record` and commit {display(path)}."))
     return problems
 
 

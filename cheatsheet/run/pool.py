@@ -5,8 +5,8 @@
   outside (the whole process group) and a new worker started; no example can stall the run.
 * `run_shell` runs a bash example in a temporary copy of snippets/.
 
-Both give results of the same shape, `{"outputs": [(line, text)], "error", "stderr", ...}`, which
-the pytest plugin checks against the output lines or writes into them (`--update-output`).
+Both give a `RunResult` (cheatsheet/run/results.py); `cheatsheet.check.outputs` turns it into the
+fence the page should show, which the pytest plugin compares with the page or writes into it.
 
 What an example sees of the environment is this allowlist, plus HOME pointing at its own temporary
 directory (also its working directory), PYTHONUNBUFFERED=1, and, on the CPU worker,
@@ -28,6 +28,8 @@ import time
 from concurrent.futures import Future
 from multiprocessing.connection import Connection
 from pathlib import Path
+
+from cheatsheet.run.results import RunResult, WorkerInfo
 
 PACKAGE_PARENT = Path(__file__).resolve().parents[2]
 NETGUARD = Path(__file__).resolve().parent / "netguard"
@@ -67,7 +69,8 @@ def gpu_absent_reason() -> str | None:
     worker then asks torch). Cheap: no torch import in the test process."""
     if os.environ.get("CUDA_VISIBLE_DEVICES") in ("", "-1"):
         return "CUDA_VISIBLE_DEVICES hides every GPU"
-    if not (Path("/proc/driver/nvidia/gpus").is_dir() and any(Path("/proc/driver/nvidia/gpus").iterdir())) and not shutil.which("nvidia-smi"):
+    if (not (Path("/proc/driver/nvidia/gpus").is_dir() and any(Path("/proc/driver/nvidia/gpus").iterdir()))
+            and not shutil.which("nvidia-smi")):
         return "no NVIDIA GPU on this machine"
     return None
 
@@ -95,7 +98,7 @@ class Worker:
         os.close(task_r)
         os.close(result_w)
         self.tasks, self.results = Connection(task_w, readable=False), Connection(result_r, writable=False)
-        self.info: dict | None = None
+        self.info: WorkerInfo | None = None
         self.killed = False
 
     def _receive(self, timeout: float):
@@ -112,7 +115,7 @@ class Worker:
         tail = self.log.read().decode("utf-8", "replace")[-3000:]
         return f"the worker process exited with status {code}" + (f"; its last output:\n{tail}" if tail.strip() else "")
 
-    def start(self, timeout: float) -> dict:
+    def start(self, timeout: float) -> WorkerInfo:
         try:
             self.info = self._receive(timeout)
         except TaskTimeout:
@@ -120,7 +123,7 @@ class Worker:
             raise WorkerDied(f"the worker did not start within {timeout:.0f} s") from None
         return self.info
 
-    def request(self, task: dict, timeout: float):
+    def request(self, task, timeout: float):
         try:
             self.tasks.send(task)
         except (BrokenPipeError, OSError):
@@ -163,7 +166,8 @@ class WorkerPool:
         for thread in self.threads:
             thread.start()
 
-    def submit(self, task: dict, timeout: float, priority: int = 1) -> Future:
+    def submit(self, task, timeout: float, priority: int = 1) -> Future:
+        """`task`: an ExampleTask (the future's result is a RunResult) or a NamesTask."""
         future: Future = Future()
         self.queue.put((priority, next(self._order), task, timeout, future))
         return future
@@ -191,23 +195,21 @@ class WorkerPool:
                 self.startups.append(time.perf_counter() - spawned)
                 if not self.info.done():
                     self.info.set_result(info)
-            started = time.perf_counter()
             try:
                 result = worker.request(task, timeout)
             except TaskTimeout:
                 worker = None  # request() killed it
-                future.set_exception(TaskTimeout(f"no result after {timeout:.0f} s: the worker was killed (a new one takes its place)"))
+                future.set_exception(TaskTimeout(f"no result after {timeout:.0f} s: the worker was killed "
+                                                 "(a new one takes its place)"))
                 continue
             except WorkerDied as e:
                 worker.kill()
                 worker = None
                 future.set_exception(WorkerDied(f"{e} while running the example (a new one takes its place)"))
                 continue
-            if isinstance(result, dict) and "outputs" in result:
-                result.setdefault("seconds", time.perf_counter() - started)
-                if result["leaked"]:  # the worker retires after such an example; start a clean one
-                    worker.kill()
-                    worker = None
+            if isinstance(result, RunResult) and result.leaked:  # the worker retired after it: start a clean one
+                worker.kill()
+                worker = None
             future.set_result(result)
         if worker is not None:
             worker.kill()
@@ -230,7 +232,7 @@ class WorkerPool:
             thread.join(timeout=5)
 
 
-def run_shell(code: str, device: str, snippets: Path, timeout: float) -> dict:
+def run_shell(code: str, device: str, snippets: Path, timeout: float) -> RunResult:
     """Run a bash example from a temporary copy of snippets/; its stdout is its output."""
     env = example_env(device)
     # As for Python examples, warnings are errors; runpy's notice that `python -m torch.utils.collect_env`
@@ -249,4 +251,4 @@ def run_shell(code: str, device: str, snippets: Path, timeout: float) -> dict:
             _kill_group(proc)
             raise TaskTimeout(f"no result after {timeout:.0f} s: the shell example and its processes were killed") from None
     error = None if proc.returncode == 0 else f"exit status {proc.returncode}"
-    return {"outputs": [(0, stdout)] if stdout else [], "error": error, "stderr": stderr[-4000:], "seconds": time.perf_counter() - started, "leaked": []}
+    return RunResult(((0, stdout),) if stdout else (), error, stderr[-4000:], time.perf_counter() - started)

@@ -28,6 +28,8 @@ import traceback
 import warnings
 from multiprocessing.connection import Connection
 
+from cheatsheet.run.results import NamesTask, RunResult, WorkerInfo
+
 _libc = ctypes.CDLL(None)
 
 
@@ -72,19 +74,23 @@ def _state_accessors(torch):
     options = ("precision", "threshold", "edgeitems", "linewidth", "sci_mode")
     items = [
         ("default_dtype", torch.get_default_dtype, torch.set_default_dtype),
-        ("default_device", lambda: str(torch.get_default_device()), lambda v: torch.set_default_device(None if v == "cpu" else v)),
+        ("default_device", lambda: str(torch.get_default_device()),
+         lambda v: torch.set_default_device(None if v == "cpu" else v)),
         ("num_threads", torch.get_num_threads, torch.set_num_threads),
         ("grad_enabled", torch.is_grad_enabled, torch.set_grad_enabled),
         ("anomaly", torch.is_anomaly_enabled, torch.autograd.set_detect_anomaly),
         ("warn_always", torch.is_warn_always_enabled, torch.set_warn_always),
-        ("deterministic", lambda: (torch.are_deterministic_algorithms_enabled(), torch.is_deterministic_algorithms_warn_only_enabled()),
+        ("deterministic",
+         lambda: (torch.are_deterministic_algorithms_enabled(), torch.is_deterministic_algorithms_warn_only_enabled()),
          lambda v: torch.use_deterministic_algorithms(v[0], warn_only=v[1])),
         ("float32_matmul_precision", torch.get_float32_matmul_precision, torch.set_float32_matmul_precision),
-        ("printoptions", lambda: {o: getattr(torch._tensor_str.PRINT_OPTS, o) for o in options}, lambda v: torch.set_printoptions(**v)),
+        ("printoptions", lambda: {o: getattr(torch._tensor_str.PRINT_OPTS, o) for o in options},
+         lambda v: torch.set_printoptions(**v)),
     ]
     switches = [
         ("cudnn", backends.cudnn, ("benchmark", "deterministic", "enabled", "allow_tf32")),
-        ("cuda.matmul", backends.cuda.matmul, ("allow_tf32", "allow_fp16_reduced_precision_reduction", "allow_bf16_reduced_precision_reduction")),
+        ("cuda.matmul", backends.cuda.matmul,
+         ("allow_tf32", "allow_fp16_reduced_precision_reduction", "allow_bf16_reduced_precision_reduction")),
         # The newer per-backend precision API (2.9+), restored through itself: mixing it with the
         # switches above raises.
         ("backends", backends, ("fp32_precision",)),
@@ -97,7 +103,8 @@ def _state_accessors(torch):
     for label, owner, attrs in switches:
         for attr in attrs:
             if hasattr(owner, attr):
-                items.append((f"{label}.{attr}", lambda o=owner, a=attr: getattr(o, a), lambda v, o=owner, a=attr: setattr(o, a, v)))
+                items.append((f"{label}.{attr}", lambda o=owner, a=attr: getattr(o, a),
+                              lambda v, o=owner, a=attr: setattr(o, a, v)))
     return items
 
 
@@ -215,7 +222,7 @@ def _traceback(exc: BaseException, filename: str) -> str:
     return "Traceback (most recent call last):\n" + "".join(lines)
 
 
-def run_example(sandbox: Sandbox, code: str, filename: str, first_line: int) -> dict:
+def run_example(sandbox: Sandbox, code: str, filename: str, first_line: int) -> RunResult:
     """Run `code` (a fence starting at file line `first_line`) statement by statement."""
     outputs: list[tuple[int, str]] = []  # (file line where the statement ends, what it printed)
     error = None
@@ -223,7 +230,7 @@ def run_example(sandbox: Sandbox, code: str, filename: str, first_line: int) -> 
     try:
         tree = ast.parse(code, filename)
     except SyntaxError as e:
-        return {"outputs": [], "error": f"SyntaxError: {e.msg} (line {first_line + (e.lineno or 0)})", "stderr": "", "seconds": 0.0, "leaked": []}
+        return RunResult(error=f"SyntaxError: {e.msg} (line {first_line + (e.lineno or 0)})")
     ast.increment_lineno(tree, first_line)
     stdout, stderr = FdCapture(1), FdCapture(2)
     namespace = {"__name__": "__main__", "__builtins__": __builtins__}
@@ -246,19 +253,18 @@ def run_example(sandbox: Sandbox, code: str, filename: str, first_line: int) -> 
         err_text = stderr.close()
         del namespace
     leaked = sandbox.reset()
-    return {"outputs": outputs, "error": error, "stderr": err_text[-4000:], "seconds": time.perf_counter() - started, "leaked": leaked}
+    return RunResult(tuple(outputs), error, err_text[-4000:], time.perf_counter() - started, tuple(leaked))
 
 
-def describe(torch, device: str) -> dict:
-    # Plain str: a TorchVersion would make the parent import torch to unpickle it.
-    info = {"torch": str(torch.__version__), "python": platform.python_version(), "pid": os.getpid(),
-            "cuda_available": torch.cuda.is_available(), "device_count": torch.cuda.device_count()}
-    if device == "cuda" and info["cuda_available"]:
+def describe(torch, device: str) -> WorkerInfo:
+    cuda = torch.cuda.is_available()
+    if device == "cuda" and cuda:
         major, minor = torch.cuda.get_device_capability(0)
-        info["device_name"] = f"{torch.cuda.get_device_name(0)} (sm_{major}{minor})"
+        name = f"{torch.cuda.get_device_name(0)} (sm_{major}{minor})"
     else:
-        info["device_name"] = _cpu_model()
-    return info
+        name = _cpu_model()
+    # Plain str: a TorchVersion would make the parent import torch to unpickle it.
+    return WorkerInfo(str(torch.__version__), platform.python_version(), os.getpid(), cuda, torch.cuda.device_count(), name)
 
 
 def _cpu_model() -> str:
@@ -288,14 +294,14 @@ def main() -> None:
             task = tasks.recv()
         except EOFError:
             return
-        if task["kind"] == "names":
+        if isinstance(task, NamesTask):
             from cheatsheet.check.torch_api import inspect_names
 
-            results.send(inspect_names(task["names"]))
+            results.send(inspect_names(list(task.names)))
         else:
-            result = run_example(sandbox, task["code"], task["filename"], task["first_line"])
+            result = run_example(sandbox, task.code, task.filename, task.first_line)
             results.send(result)
-            if result["leaked"]:
+            if result.leaked:
                 return  # settings that could not be put back: let the parent start a clean worker
 
 

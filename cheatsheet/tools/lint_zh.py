@@ -14,10 +14,9 @@ import re
 import tokenize
 from pathlib import Path
 
-from markdown_it import MarkdownIt
-
 from cheatsheet import display
-from cheatsheet.model.pages import OUTPUT_LINE, site_files
+from cheatsheet.model.edits import PageEdits
+from cheatsheet.model.pages import OUTPUT_LINE, markdown_tokens, site_files
 from cheatsheet.project import repo
 
 PROJECT = repo()
@@ -42,7 +41,8 @@ def problems(paths: list[Path] | None = None) -> list[str]:
             found.append(f"{display(path, PROJECT.root)}:{line.line}:{line.col}: {line.old.strip()!r} -> {line.new.strip()!r}")
         if path.name != "glossary.md":
             found += [f"{display(path, PROJECT.root)}:{line}: {avoid!r} -> {use!r} (glossary: preferred terms)"
-                      for line, avoid, use in vocabulary(text if path.suffix == ".md" else f"```python\n{text}```\n", terms, offset=-1 if path.suffix == ".py" else 0)]
+                      for line, avoid, use in vocabulary(text if path.suffix == ".md" else f"```python\n{text}```\n", terms,
+                                                         offset=-1 if path.suffix == ".py" else 0)]
     return found
 
 
@@ -68,7 +68,7 @@ def vocabulary(text: str, terms: list[tuple[str, str]], offset: int = 0) -> list
             if re.search(pattern, chunk_ok):
                 found.append((line + offset, avoid, use))
 
-    for tok in MarkdownIt("commonmark").parse(text):
+    for tok in markdown_tokens(text):
         if tok.type == "inline" and not tok.content.startswith("助记："):
             prose = "".join(child.content for child in tok.children or [] if child.type == "text")
             check(tok.map[0] + 1, prose)
@@ -85,11 +85,12 @@ def vocabulary(text: str, terms: list[tuple[str, str]], offset: int = 0) -> list
 def fix(paths: list[Path] | None = None) -> list[str]:
     import autocorrect_py
 
-    fixed = []
+    fixed, edits = [], PageEdits()
     for path in paths or files():
         text = path.read_text("utf-8")
         new = autocorrect_py.format_for(text, _kind(path))
         if new != text:
-            path.write_text(new, "utf-8")
+            edits.replace_file(path, new, "AutoCorrect's fix")
             fixed.append(f"fixed {display(path)}")
+    edits.write()
     return fixed

@@ -12,7 +12,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from cheatsheet import display
-from cheatsheet.model.pages import ID_FORMAT, LABELS, LANGS, parse_page, site_files
+from cheatsheet.model.edits import PageEdits
+from cheatsheet.model.langs import LABELS, LANGS
+from cheatsheet.model.pages import ID_FORMAT, parse_page, site_files
 
 PAGE_STUB = {
     "zh": "# TODO 页面标题\n\nTODO 一句话介绍本页；代码行默认已 `import torch`。\n",
@@ -104,11 +106,11 @@ def stub(lang: str, entry_id: str) -> str:
     )
 
 
-def insert(path: Path, lang: str, entry_id: str, after: str | None) -> int:
-    """Insert the stub into the page; return the line number of its heading."""
+def insert(edits: PageEdits, path: Path, lang: str, entry_id: str, after: str | None) -> int:
+    """Add the stub's insertion into the page to `edits`; return the line number of its heading."""
     if not path.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(PAGE_STUB[lang], "utf-8")
+        edits.create(path, PAGE_STUB[lang] + "\n" + stub(lang, entry_id))
+        return len(PAGE_STUB[lang].split("\n")) + 1
     page = parse_page(path, lang)
     ids = [e.id for e in page.entries]
     lines = path.read_text("utf-8").rstrip("\n").split("\n")
@@ -120,8 +122,7 @@ def insert(path: Path, lang: str, entry_id: str, after: str | None) -> int:
             at -= 1  # keep one blank line before the next heading
     else:
         raise ScaffoldError(f"{display(path)}: no entry `{after}` to insert after")
-    lines[at:at] = ["", *stub(lang, entry_id).rstrip("\n").split("\n")]
-    path.write_text("\n".join(lines) + "\n", "utf-8")
+    edits.insert(path, at, "\n" + stub(lang, entry_id).rstrip("\n"), f"the stub of `{entry_id}`")
     return at + 2
 
 
@@ -133,13 +134,16 @@ def new_entry(docs: Path, page: str, entry_id: str, after: str | None = None) ->
         for other in site_files(docs / lang):
             if entry_id in [e.id for e in parse_page(other, lang).entries]:
                 raise ScaffoldError(f"{display(other)}: id `{entry_id}` is already used; ids are unique across the site")
-    done = []
+    done, edits = [], PageEdits()
     for lang in LANGS:
         path = docs / lang / f"{page}.md"
         new_page = not path.exists()
-        line = insert(path, lang, entry_id, after)
-        done.append(f"{display(path)}:{line}: stub for `{entry_id}`" + (" (new page: add it to the nav in mkdocs.yml / mkdocs.en.yml)" if new_page else ""))
-    done.append(f"Next: replace every TODO, then `python -m cheatsheet fill docs/zh/{page}.md {entry_id}` and `python -m cheatsheet check`.")
+        line = insert(edits, path, lang, entry_id, after)
+        done.append(f"{display(path)}:{line}: stub for `{entry_id}`"
+                    + (" (new page: add it to the nav in mkdocs.yml / mkdocs.en.yml)" if new_page else ""))
+    edits.write()
+    done.append(f"Next: replace every TODO, then `python -m cheatsheet fill docs/zh/{page}.md {entry_id}` "
+                "and `python -m cheatsheet check`.")
     return done
 
 
@@ -151,11 +155,11 @@ def new_recipe(docs: Path, name: str) -> list[str]:
     for path in paths:
         if path.exists():
             raise ScaffoldError(f"{display(path)} already exists")
-    done = []
+    done, edits = [], PageEdits()
     for lang, path in zip(LANGS, paths):
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(RECIPE_STUB[lang], "utf-8")
+        edits.create(path, RECIPE_STUB[lang])
         done.append(f"{display(path)}:1: recipe stub")
+    edits.write()
     done.append(f"Next: add recipes/{name}.py to the nav of mkdocs.yml and mkdocs.en.yml, replace every TODO, "
                 f"then `python -m cheatsheet fill docs/zh/recipes/{name}.py` and `python -m cheatsheet check`.")
     return done

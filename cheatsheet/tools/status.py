@@ -64,6 +64,7 @@ def stale_entries(repo: Path = PROJECT.root) -> list[str]:
             newer, older = ("zh", "en") if zh_time > en_time else ("en", "zh")
             commit = zh_commit if newer == "zh" else en_commit
             where = "uncommitted edits" if commit == UNCOMMITTED else f"commit {commit[:10]}"
-            report.append(f"{zh_path.relative_to(repo)}:{z.line}: [{z.id}] {newer} changed later ({where}); check the {older} side")
+            report.append(f"{zh_path.relative_to(repo)}:{z.line}: [{z.id}] {newer} changed later ({where}); "
+                          f"check the {older} side")
     return report
 

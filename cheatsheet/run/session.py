@@ -1,0 +1,96 @@
+"""One run of examples (a pytest session, or any other caller): worker pools per device, the
+shell executor, what the workers reported on starting, and the figures `bench` reads.
+
+Nothing here imports pytest: the pytest plugin is one caller; it only asks `run(fence, device)`
+for a Future of a RunResult.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import tempfile
+import time
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+
+from cheatsheet.model.pages import Fence
+from cheatsheet.project import Project
+from cheatsheet.run.pool import WorkerPool, run_shell
+from cheatsheet.run.results import ExampleTask, NamesTask, RunResult, WorkerInfo
+
+NPROC_PER_NODE = re.compile(r"--nproc[-_]per[-_]node[= ](\d+)")
+
+
+class Session:
+    def __init__(self, project: Project, cpu_workers: int | None = None):
+        self.project = project
+        # Half the cores for Python examples: shell examples and the caller need the rest.
+        self.cpu_workers = cpu_workers or max(1, (os.cpu_count() or 1) // 2)
+        self.pools: dict[str, WorkerPool] = {}
+        self.shells: ThreadPoolExecutor | None = None
+        self.log_dir = Path(tempfile.mkdtemp(prefix="cheatsheet-workers-"))
+        self.figures: dict[str, dict] = {}  # "python on cpu" -> count, seconds of run time
+        self.first_submit: float | None = None
+        self.last_done = 0.0
+
+    def pool(self, device: str) -> WorkerPool:
+        if device not in self.pools:
+            self.pools[device] = WorkerPool(device, 1 if device == "cuda" else self.cpu_workers, self.log_dir)
+        return self.pools[device]
+
+    def run(self, fence: Fence, device: str) -> Future[RunResult]:
+        """Start the example on `device`; the Future raises TaskTimeout or WorkerDied."""
+        if fence.lang == "bash":
+            if self.shells is None:
+                self.shells = ThreadPoolExecutor(max_workers=os.cpu_count() or 1, thread_name_prefix="shell")
+            future = self.shells.submit(self._shell, fence.code, device)
+        else:
+            future = self.pool(device).submit(ExampleTask(fence.code, str(fence.path), fence.line), self.project.timeout)
+        self.first_submit = self.first_submit or time.perf_counter()
+        future.add_done_callback(lambda f, kind=f"{fence.lang} on {device}": self._done(kind, f))
+        return future
+
+    def _done(self, kind: str, future: Future) -> None:
+        self.last_done = time.perf_counter()
+        if not future.cancelled() and future.exception() is None and future.result().skip is None:
+            figures = self.figures.setdefault(kind, {"count": 0, "seconds": 0.0})
+            figures["count"] += 1
+            figures["seconds"] += future.result().seconds
+
+    def _shell(self, code: str, device: str) -> RunResult:
+        processes = max(map(int, NPROC_PER_NODE.findall(code)), default=1)
+        if device == "cuda" and processes > 1:
+            gpus = self.worker_info("cuda").device_count
+            if gpus < processes:
+                # nccl needs one GPU per process; with fewer, the scripts fall back to gloo on CPU,
+                # which the CPU run covers already.
+                return RunResult(skip=f"needs {processes} GPUs (one per process for nccl), this machine has {gpus}")
+        return run_shell(code, device, self.project.snippets, self.project.shell_timeout)
+
+    def inspect_names(self, names: list[str]) -> dict[str, dict]:
+        return self.pool("cpu").submit(NamesTask(tuple(names)), self.project.timeout, priority=0).result()
+
+    def worker_info(self, device: str) -> WorkerInfo:
+        """What the device's worker reported on starting (torch, Python, device name)."""
+        pool = self.pool(device)
+        if not pool.info.done():  # any task starts a worker; an empty name list is the cheapest
+            pool.submit(NamesTask(()), self.project.timeout, priority=0).result()
+        return pool.info.result()
+
+    def started_workers(self) -> dict[str, WorkerInfo]:
+        return {d: p.info.result() for d, p in self.pools.items() if p.info.done() and not p.info.exception()}
+
+    def write_figures(self, path: str) -> None:
+        startup = {d: f"{len(p.startups)} worker(s), {max(p.startups, default=0):.1f} s" for d, p in self.pools.items()}
+        span = self.last_done - self.first_submit if self.first_submit else 0.0
+        Path(path).write_text(json.dumps({"examples": self.figures, "span": span, "startup": startup}, indent=1))
+
+    def close(self) -> None:
+        for pool in self.pools.values():
+            pool.close()
+        if self.shells is not None:
+            self.shells.shutdown(cancel_futures=True)
+        shutil.rmtree(self.log_dir, ignore_errors=True)  # a dead worker's log tail is in its failure
