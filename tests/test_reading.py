@@ -324,7 +324,8 @@ def test_api_docs_file_is_what_the_installed_torch_resolves():
     ("model.eval()", None, "torch.nn.Module.eval"),
     ("mask = torch.ones(n, n, dtype=torch.bool).tril()", None, "torch.Tensor.tril"),
     ("loss = F.cross_entropy(logits, target)", None, "torch.nn.functional.cross_entropy"),
-    ("del out\ngc.collect()\ntorch.cuda.empty_cache()", None, "torch.Tensor.collect"),
+    ("del out\ngc.collect()\ntorch.cuda.empty_cache()", None, "torch.cuda.empty_cache"),  # gc is a module, not a tensor
+    ("import numpy as np\nnp.random.seed(0)\nx.view(2, 3)", None, "torch.Tensor.view"),  # so is what the code imports
     ("backend = 'gloo'\ndist.init_process_group(backend)", None, "torch.distributed.init_process_group"),
     ("x.view(2, 3)", "torch.reshape", "torch.reshape"),
 ])
@@ -335,14 +336,18 @@ def test_main_api_candidates(code, override, first):
 
 
 def test_main_api_resolution_skips_what_torch_lacks():
-    """`del out; gc.collect(); torch.cuda.empty_cache()`: `torch.Tensor.collect` comes first and
-    does not exist, so the committed table (checked against torch above) names empty_cache."""
-    from cheatsheet.tools.api_docs import load, url
+    """`resolve` keeps the first candidate that the installed torch has and that is not a module;
+    the committed table (checked against torch above) names empty_cache for `del out; gc.collect();
+    torch.cuda.empty_cache()`, whose `gc.collect()` is no torch call."""
+    from cheatsheet.tools.api_docs import load, resolve, url
 
+    assert resolve(["torch.Tensor.collect", "torch.cuda", "torch.cuda.empty_cache"]) == "torch.cuda.empty_cache"
     links = load(PROJECT.api_docs)
     assert links["free-references-before-empty-cache"]["api"] == "torch.cuda.empty_cache"
     assert url("torch.cuda.empty_cache") == "https://docs.pytorch.org/docs/stable/generated/torch.cuda.empty_cache.html"
     assert url("torch.distributed.barrier") == "https://docs.pytorch.org/docs/stable/distributed.html#torch.distributed.barrier"
+    # The function torch.autograd.gradcheck shadows its module; its page is under the module's name.
+    assert url("torch.autograd.gradcheck").endswith("/generated/torch.autograd.gradcheck.gradcheck.html")
 
 
 @pytest.mark.parametrize("lang", LANGS)

@@ -61,7 +61,10 @@ def torch_names(tree: ast.AST, aliases: dict[str, str] | None = None) -> list[tu
 
 # --- with torch imported -------------------------------------------------------
 
-def _resolve(dotted: str):
+def resolve_name(dotted: str):
+    """The object a dotted name names (`torch.nn.Module.eval`), importing submodules that are not
+    attributes of their package until imported; AttributeError if it does not exist. The one
+    resolver of the project: the checker and the API-docs table both use it."""
     import importlib
 
     parts = dotted.split(".")
@@ -134,7 +137,8 @@ def _warns_on_call(obj) -> str | None:
                 continue
             category = call.args[1] if len(call.args) > 1 else next((k.value for k in call.keywords if k.arg == "category"), None)
             if _dotted(category) in ("DeprecationWarning", "FutureWarning") and call.args:
-                return "".join(n.value for n in ast.walk(call.args[0]) if isinstance(n, ast.Constant) and isinstance(n.value, str))
+                strings = (n.value for n in ast.walk(call.args[0]) if isinstance(n, ast.Constant))
+                return "".join(s for s in strings if isinstance(s, str))
         return None
 
     return warning(body)
@@ -147,7 +151,7 @@ def inspect_name(dotted: str) -> dict:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            obj = _resolve(dotted)
+            obj = resolve_name(dotted)
         except Exception:  # a missing name, or a submodule that fails to import here
             return {"exists": False, "deprecated": None}
     for w in caught:

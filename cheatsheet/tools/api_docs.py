@@ -3,23 +3,27 @@
 The main API is read from the entry's code line, without importing torch: an override written in
 the heading (`{ #id data-api="torch.nn.Module.train" }`), else the torch names the line uses, in
 order, else the methods it calls (`x.view(...)` -> `torch.Tensor.view`, `model.eval()` ->
-`torch.nn.Module.eval`). `resolve` keeps the first candidate that exists in the installed torch.
-The result is committed (verification/api-docs.csv, written by `python -m cheatsheet api-docs`)
-so that the docs build, which has no torch, can link every entry to its documentation; a test
-keeps the file equal to what the installed torch resolves.
+`torch.nn.Module.eval`; a call on a module, `gc.collect()`, is no tensor method). `resolve` keeps
+the first candidate that exists in the installed torch. The result is committed
+(generated/api-docs.csv, the project's `api_docs`) so that the docs build, which has no torch, can
+link every entry to its documentation. `refresh` rewrites it; `python -m cheatsheet api-docs`,
+`new` and `fill` call it, and a test keeps the file equal to what the installed torch resolves.
 """
 
 from __future__ import annotations
 
 import ast
 import csv
-import importlib
 import io
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from cheatsheet.check.torch_api import CODE_LINE_ALIASES, _dotted, torch_names
+from cheatsheet.check.torch_api import CODE_LINE_ALIASES, _dotted, resolve_name, torch_names
 from cheatsheet.model.pages import LANGS, parse_page, site_files
+
+if TYPE_CHECKING:
+    from cheatsheet.project import Project
 
 DOCS_URL = "https://docs.pytorch.org/docs/stable/"
 OVERRIDE = re.compile(r'data-api="([^"]+)"')
@@ -43,6 +47,11 @@ MODULE_PAGES = {
     "torch.random": "random.html",
     "torch.hub": "hub.html",
 }
+# Names whose page is under another name: the function shadows the module it is defined in.
+DOCUMENTED_AS = {
+    "torch.autograd.gradcheck": "torch.autograd.gradcheck.gradcheck",
+    "torch.autograd.gradgradcheck": "torch.autograd.gradcheck.gradgradcheck",
+}
 # What a method call's receiver usually is, by the variable name the entries use for it.
 RECEIVERS = {
     "model": "torch.nn.Module", "module": "torch.nn.Module", "net": "torch.nn.Module", "layer": "torch.nn.Module",
@@ -52,11 +61,33 @@ RECEIVERS = {
     "scaler": "torch.amp.GradScaler",
     "ctx": "torch.autograd.function.FunctionCtx", "self": "torch.nn.Module",
 }
+# Modules a code line may call without importing them (`gc.collect()`, `random.seed(0)`): a call
+# on one of these, or on any name the code imports, is not a method of a tensor.
+MODULES = {
+    "gc", "os", "sys", "math", "random", "time", "io", "copy", "json", "re", "itertools", "functools", "collections",
+    "pathlib", "shutil", "subprocess", "pickle", "warnings", "contextlib", "dataclasses", "typing", "tempfile",
+    "logging", "operator", "threading", "multiprocessing", "inspect", "numpy", "np", "pandas", "pd",
+}
 
 
-def _call_name(call: ast.Call) -> str | None:
+def imported(tree: ast.AST) -> dict[str, str]:
+    """Names the code binds by importing, with what they name: `import numpy as np` -> np: numpy,
+    `from torch.nn.attention import sdpa_kernel` -> sdpa_kernel: torch.nn.attention.sdpa_kernel."""
+    bound = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                bound[a.asname or a.name.split(".")[0]] = a.name if a.asname else a.name.split(".")[0]
+        elif isinstance(node, ast.ImportFrom):
+            for a in node.names:
+                bound[a.asname or a.name] = f"{node.module}.{a.name}" if node.module and not node.level else ""
+    return bound
+
+
+def _call_name(call: ast.Call, bound: dict[str, str]) -> str | None:
     """`torch.tril(...)` -> torch.tril, `F.relu(...)` -> torch.nn.functional.relu,
-    `model.eval()` -> torch.nn.Module.eval, `x.view(...)` -> torch.Tensor.view."""
+    `model.eval()` -> torch.nn.Module.eval, `x.view(...)` -> torch.Tensor.view; None for a call on
+    a module (`gc.collect()`, `np.random.seed(0)`) or on what the code imports from outside torch."""
     func = call.func
     if not isinstance(func, ast.Attribute) or func.attr.startswith("_"):
         return None
@@ -64,6 +95,11 @@ def _call_name(call: ast.Call) -> str | None:
     root = name.partition(".")[0] if name else None
     if root in CODE_LINE_ALIASES:
         return CODE_LINE_ALIASES[root] + name[len(root):]
+    if root in bound:
+        target = bound[root]
+        return target + name[len(root):] if target.partition(".")[0] == "torch" else None
+    if root in MODULES:
+        return None
     receiver = func.value
     if isinstance(receiver, ast.Name) and receiver.id not in RECEIVERS and len(receiver.id) > 12:
         return None  # a long name is a module or helper of the example, not a tensor
@@ -79,10 +115,11 @@ def candidates(code: str, override: str | None = None) -> list[str]:
         tree = ast.parse(code)
     except SyntaxError:
         return found
+    bound = imported(tree)
     for statement in tree.body:
         for node in ast.walk(statement):  # breadth first: outer calls before inner ones
             if isinstance(node, ast.Call):
-                name = _call_name(node)
+                name = _call_name(node, bound)
                 if name:
                     found.append(name)
                     if name.startswith(tuple(RECEIVERS.values())):
@@ -91,20 +128,8 @@ def candidates(code: str, override: str | None = None) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-def _lookup(name: str):
-    parts = name.split(".")
-    for i in range(len(parts), 0, -1):
-        try:
-            obj = importlib.import_module(".".join(parts[:i]))
-        except ImportError:
-            continue
-        for attr in parts[i:]:
-            obj = getattr(obj, attr)
-        return obj
-    raise AttributeError(name)
-
-
 def url(name: str) -> str:
+    name = DOCUMENTED_AS.get(name, name)
     module = next((m for m in sorted(MODULE_PAGES, key=len, reverse=True) if name.startswith(m + ".")), None)
     return DOCS_URL + (f"{MODULE_PAGES[module]}#{name}" if module else f"generated/{name}.html")
 
@@ -112,12 +137,15 @@ def url(name: str) -> str:
 def resolve(names: list[str]) -> str | None:
     """The first name that exists in the installed torch and is not a module (needs torch)."""
     import types
+    import warnings
 
     for name in names:
-        try:
-            obj = _lookup(name)
-        except (AttributeError, ImportError):
-            continue
+        with warnings.catch_warnings():  # a deprecated name still has its page (the checker reports it)
+            warnings.simplefilter("ignore")
+            try:
+                obj = resolve_name(name)
+            except Exception:  # a missing name, or a submodule that fails to import here
+                continue
         if not isinstance(obj, types.ModuleType):
             return name
     return None
@@ -154,3 +182,15 @@ def load(path: Path) -> dict[str, dict[str, str]]:
         return {}
     with path.open(encoding="utf-8", newline="") as f:
         return {row["entry"]: row for row in csv.DictReader(f)}
+
+
+def refresh(project: Project) -> bool:
+    """Rewrite the project's api-docs.csv with what the installed torch resolves (needs torch);
+    whether the file changed."""
+    path = project.api_docs
+    fresh = dump(table(project.docs))
+    if path.is_file() and path.read_text("utf-8") == fresh:
+        return False
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(fresh, "utf-8")
+    return True
