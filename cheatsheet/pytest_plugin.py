@@ -22,41 +22,40 @@ languages (instead of failing); --record writes the verification record (verific
 from __future__ import annotations
 
 import datetime
-import json
-import os
-import re
-import shutil
-import tempfile
-import time
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from pathlib import Path
 
 import pytest
 
 from cheatsheet import display
-from cheatsheet.check.outputs import by_statement, first_difference, output_diff, printed_lines, rewrite
+from cheatsheet.check.outputs import Unplaceable, expected_code, mismatch
 from cheatsheet.check.site import check_site
-from cheatsheet.model.pages import DEVICES, Entry, Fence, comparable_code, counterpart, page_lang, parse_page
-from cheatsheet.model.record import Recorder, Row
+from cheatsheet.model.devices import DEVICES
+from cheatsheet.model.edits import PageEdits
+from cheatsheet.model.pages import Entry, Fence, comparable_code, counterpart, page_lang, parse_page
+from cheatsheet.model.record import Recorder, Row, row_result
 from cheatsheet.model.rules import Problem
 from cheatsheet.project import Project
-from cheatsheet.run.pool import TaskTimeout, WorkerDied, WorkerPool, gpu_absent_reason, run_shell
+from cheatsheet.run.pool import TaskTimeout, WorkerDied, gpu_absent_reason
+from cheatsheet.run.session import Session
 
 RUN_KEY = pytest.StashKey["Run"]()
-NPROC_PER_NODE = re.compile(r"--nproc[-_]per[-_]node[= ](\d+)")
 
 
 def pytest_addoption(parser):
     group = parser.getgroup("cheatsheet", "cheat-sheet entries")
-    group.addoption("--update-output", action="store_true", help="write what the examples print into their output lines, in both languages")
+    group.addoption("--update-output", action="store_true",
+                    help="write what the examples print into their output lines, in both languages")
     group.addoption("--record", action="store_true", help="write the verification record (one row per entry and device)")
     group.addoption("--record-dir", default=None, help="where the record is read and written (default: verification/)")
     group.addoption("--resume", action="store_true", help="skip examples that the record already vouches for (same code, passed)")
     group.addoption("--entry", action="append", default=[], metavar="ID", help="run only this entry (exact id; repeatable)")
     group.addoption("--shard", default=None, metavar="I/N", help="run only the I-th of N groups of pages")
     group.addoption("--workers", type=int, default=None, help="CPU example workers (default: one per two cores)")
-    group.addoption("--stats-json", default=None, metavar="PATH", help="write the runner's figures (for `python -m cheatsheet bench`)")
-    group.addoption("--docs", default=None, metavar="DIR", help="the folder holding zh/ and en/ (default: [tool.cheatsheet] docs)")
+    group.addoption("--stats-json", default=None, metavar="PATH",
+                    help="write the runner's figures (for `python -m cheatsheet bench`)")
+    group.addoption("--docs", default=None, metavar="DIR",
+                    help="the folder holding zh/ and en/ (default: [tool.cheatsheet] docs)")
 
 
 def pytest_configure(config):
@@ -69,7 +68,8 @@ def pytest_configure(config):
 
 
 class Run:
-    """What one pytest session shares: worker pools, results, updates and the record."""
+    """What one pytest session shares: the example runner (cheatsheet.run.session), each example's
+    Future, the checker's report, the output lines to write, and the record being written."""
 
     def __init__(self, config):
         project = Project.load(config.rootpath)
@@ -77,148 +77,76 @@ class Run:
             project = project.with_docs(config.option.docs)
         self.config, self.project = config, project
         self.docs, self.snippets = project.docs.resolve(), project.snippets.resolve()
-        self.timeout, self.shell_timeout = project.timeout, project.shell_timeout
+        self.session = Session(project, config.option.workers)
         self.no_gpu = gpu_absent_reason()
-        self.pools: dict[str, WorkerPool] = {}
-        self.shells: ThreadPoolExecutor | None = None
         self.futures: dict[str, Future] = {}
-        self.log_dir = Path(tempfile.mkdtemp(prefix="cheatsheet-workers-"))
         self.report: dict[tuple[str, str], list[Problem]] | None = None
         self.pages_checked: set[Path] = set()
-        self.updates: dict[int, tuple[Entry, Fence, dict[str, list[list[str]]]]] = {}
+        self.updates: dict[int, tuple[Entry, Fence, dict[str, tuple]]] = {}  # fence -> its runs' outputs per device
         self.outcomes: dict[tuple[str, str], dict[str, str]] = {}  # (entry, device) -> item name -> outcome
-        self.stats: dict[str, dict] = {}  # "python on cpu" -> count, seconds of run time
-        self.first_submit: float | None = None
-        self.last_done = 0.0
         record_dir = Path(config.option.record_dir or project.record)
         self.recorder = Recorder(record_dir, self.docs, self.snippets) if (config.option.record or config.option.resume) else None
         self.recording = config.option.record
-
-    # --- pools -----------------------------------------------------------------------
-
-    def pool(self, device: str) -> WorkerPool:
-        if device not in self.pools:
-            # Half the cores for Python examples: shell examples and the test process need the rest.
-            size = 1 if device == "cuda" else (self.config.option.workers or max(1, (os.cpu_count() or 1) // 2))
-            self.pools[device] = WorkerPool(device, size, self.log_dir)
-        return self.pools[device]
+        self.update_report: list[str] = []
 
     def submit(self, item: ExampleItem) -> Future:
         if item.nodeid not in self.futures:
-            fence = item.fence
-            if fence.lang == "bash":
-                if self.shells is None:
-                    self.shells = ThreadPoolExecutor(max_workers=os.cpu_count() or 1, thread_name_prefix="shell")
-                future = self.shells.submit(self._shell, fence, item.device)
-            else:
-                task = {"kind": "run", "code": fence.code, "filename": str(fence.path), "first_line": fence.line}
-                future = self.pool(item.device).submit(task, self.timeout)
-            self.first_submit = self.first_submit or time.perf_counter()
-            future.add_done_callback(lambda f, kind=f"{fence.lang} on {item.device}": self._done(kind, f))
-            self.futures[item.nodeid] = future
+            self.futures[item.nodeid] = self.session.run(item.fence, item.device)
         return self.futures[item.nodeid]
-
-    def _done(self, kind: str, future: Future) -> None:
-        self.last_done = time.perf_counter()
-        if not future.cancelled() and future.exception() is None and "seconds" in future.result():
-            figures = self.stats.setdefault(kind, {"count": 0, "seconds": 0.0})
-            figures["count"] += 1
-            figures["seconds"] += future.result()["seconds"]
-
-    def write_stats(self, path: str) -> None:
-        startup = {d: f"{len(p.startups)} worker(s), {max(p.startups, default=0):.1f} s" for d, p in self.pools.items()}
-        span = self.last_done - self.first_submit if self.first_submit else 0.0
-        Path(path).write_text(json.dumps({"examples": self.stats, "span": span, "startup": startup}, indent=1))
-
-    def _shell(self, fence: Fence, device: str) -> dict:
-        processes = max(map(int, NPROC_PER_NODE.findall(fence.code)), default=1)
-        if device == "cuda" and processes > 1:
-            gpus = self.worker_info("cuda")["device_count"]
-            if gpus < processes:
-                # nccl needs one GPU per process; with fewer, the scripts fall back to gloo on CPU,
-                # which the CPU run covers already.
-                return {"skip": f"needs {processes} GPUs (one per process for nccl), this machine has {gpus}"}
-        return run_shell(fence.code, device, self.snippets, self.shell_timeout)
-
-    def inspect_names(self, names: list[str]) -> dict[str, dict]:
-        return self.pool("cpu").submit({"kind": "names", "names": names}, self.timeout, priority=0).result()
-
-    def worker_info(self, device: str) -> dict:
-        """What the device's worker reported on starting (torch, Python, device name)."""
-        pool = self.pool(device)
-        if not pool.info.done():  # any task starts a worker; an empty name list is the cheapest
-            pool.submit({"kind": "names", "names": []}, self.timeout, priority=0).result()
-        return pool.info.result()
-
-    def close(self) -> None:
-        for pool in self.pools.values():
-            pool.close()
-        if self.shells is not None:
-            self.shells.shutdown(cancel_futures=True)
-        shutil.rmtree(self.log_dir, ignore_errors=True)  # a dead worker's log tail is in its failure
-
-    # --- the entry checker -----------------------------------------------------------
 
     def problems(self, rel: str, label: str | None, entry_labels: set[str]) -> list[Problem]:
         """The checker's problems of one entry (label) or of its page outside entries (None)."""
         if self.report is None:
             self.report = {}
-            for page_rel, problem in check_site(self.docs, self.snippets, self.inspect_names, only=self.pages_checked):
+            for page_rel, problem in check_site(self.docs, self.snippets, self.session.inspect_names, only=self.pages_checked):
                 self.report.setdefault((page_rel, problem.entry_id), []).append(problem)
         if label is not None:
             return self.report.get((rel, label), [])
         return [p for (r, lab), found in self.report.items() if r == rel and lab not in entry_labels for p in found]
 
-    # --- results ---------------------------------------------------------------------
-
-    def update(self, item: ExampleItem, outputs: list[tuple[int, str]]) -> None:
-        entry, fence, runs = self.updates.setdefault(id(item.fence), (item.entry, item.fence, {}))
-        runs[item.device] = by_statement(fence, outputs)
+    def update(self, item: ExampleItem, outputs: tuple) -> None:
+        _, _, runs = self.updates.setdefault(id(item.fence), (item.entry, item.fence, {}))
+        runs[item.device] = outputs
 
     def outcome(self, item: ExampleItem, outcome: str) -> None:
         """Collect per (entry, device); when all its examples are in, write the record row."""
         if not self.recording or outcome == "resumed":
             return
-        key = (item.entry.id, item.device)
-        got = self.outcomes.setdefault(key, {})
+        got = self.outcomes.setdefault((item.entry.id, item.device), {})
         got[item.name] = outcome
         if len(got) < len(item.entry.examples) or not item.entry.id:
             return
-        results = set(got.values())
-        if "failed" in results:
-            result = "failed"
-        elif results == {"needs-cuda"}:
-            result = "needs-cuda"
-        elif results <= {"passed", "needs-cuda"}:
-            result = "passed"
-        else:
-            return  # some example could not run here: no row
-        info = self.worker_info(item.device)
+        result = row_result(set(got.values()))
+        if result is None:
+            return
+        info = self.session.worker_info(item.device)
         rel = item.entry.path.relative_to(self.docs / "zh").as_posix()
         date = datetime.datetime.now(datetime.UTC).date().isoformat()
         self.recorder.add(item.device, Row(rel, item.entry.id, result, item.entry.code_hash(self.snippets),
-                                           info["torch"], info["python"], info["device_name"], date))
+                                           info.torch, info.python, info.device_name, date))
 
     def write_updates(self) -> list[str]:
         """Write the collected outputs into both languages; returns what changed."""
-        edits: dict[Path, list[tuple[Fence, str]]] = {}
-        changed = []
+        edits, changed = PageEdits(), []
         for entry, fence, runs in self.updates.values():
-            edits.setdefault(fence.path, []).append((fence, rewrite(fence, runs)))
+            name = entry.example_name(fence)
+            try:
+                code = expected_code(fence, runs)
+            except Unplaceable as e:
+                changed.append(f"{display(fence.path)}:{fence.line}: [{name}] not updated: {e}")
+                continue
+            edits.replace_fence(fence, code, f"the output lines of [{name}]")
             en_path = counterpart(fence.path, self.docs, "en")
             en_entry = parse_page(en_path, "en").entry(entry.id) if en_path.exists() else None
             index = entry.fences.index(fence)
             en_fence = en_entry.fences[index] if en_entry and len(en_entry.fences) == len(entry.fences) else None
             if en_fence is not None and comparable_code(en_fence) == comparable_code(fence):
-                edits.setdefault(en_path, []).append((en_fence, rewrite(en_fence, runs)))
+                edits.replace_fence(en_fence, expected_code(en_fence, runs), f"the output lines of [{name}]")
             else:
-                changed.append(f"{display(en_path)}: [{entry.label}] not updated: its code differs from the Chinese page (PAIR003); make it identical, then run again")
-            changed.append(f"{display(fence.path)}:{fence.line}: [{entry.example_name(fence)}] output lines written from {', '.join(sorted(runs))}")
-        for path, fences in edits.items():
-            lines = path.read_text("utf-8").split("\n")
-            for fence, code in sorted(fences, key=lambda pair: -pair[0].line):
-                lines[fence.line:fence.end - 1] = code.rstrip("\n").split("\n")
-            path.write_text("\n".join(lines), "utf-8")
+                changed.append(f"{display(en_path)}: [{entry.label}] not updated: its code differs from the Chinese page "
+                               "(PAIR003); make it identical, then run again")
+            changed.append(f"{display(fence.path)}:{fence.line}: [{name}] output lines written from {', '.join(sorted(runs))}")
+        edits.write()
         return changed
 
 
@@ -251,10 +179,12 @@ class PageFile(pytest.File):
         if self.lang != "zh":
             return
         for entry in page.entries:
-            yield ChecksItem.from_parent(self, name=f"{entry.label}[entry]", rel=rel, label=entry.label, labels=labels, line=entry.line)
+            yield ChecksItem.from_parent(self, name=f"{entry.label}[entry]", rel=rel, label=entry.label, labels=labels,
+                                         line=entry.line)
             for fence in entry.examples:
                 for device in DEVICES:
-                    yield ExampleItem.from_parent(self, name=f"{entry.example_name(fence)}[{device}]", entry=entry, fence=fence, device=device)
+                    yield ExampleItem.from_parent(self, name=f"{entry.example_name(fence)}[{device}]", entry=entry, fence=fence,
+                                                  device=device)
 
 
 class CheckFailure(Exception):
@@ -297,42 +227,45 @@ class ExampleItem(pytest.Item):
         self.add_marker(pytest.mark.timeout(0))  # the runner times the example out itself
         run: Run = self.config.stash[RUN_KEY]
         if device not in fence.devices():
-            self.add_marker(pytest.mark.skip(reason=f"[{entry.label}] example needs CUDA (fence option requires-cuda): it runs only on a GPU machine"))
+            self.add_marker(pytest.mark.skip(reason=f"[{entry.label}] example needs CUDA (fence option requires-cuda): "
+                                                    "it runs only on a GPU machine"))
         elif device == "cuda" and run.no_gpu:
             self.add_marker(pytest.mark.skip(reason=f"[{entry.label}] CUDA run not possible here: {run.no_gpu}"))
 
     def problem(self, code: str, message: str, line: int | None = None) -> Problem:
-        return Problem(self.fence.path, line or self.fence.line or 1, self.entry.example_name(self.fence), code, message)  # a recipe's fence is its whole file: line 0
+        # `or 1`: a recipe's fence is its whole file: line 0
+        return Problem(self.fence.path, line or self.fence.line or 1, self.entry.example_name(self.fence), code, message)
 
     def runtest(self):
         run: Run = self.config.stash[RUN_KEY]
         try:
             if self.device == "cuda":
-                info = run.worker_info("cuda")
-                if not info["cuda_available"]:
-                    pytest.skip(f"[{self.entry.label}] CUDA run not possible here: torch {info['torch']} sees no CUDA device")
+                info = run.session.worker_info("cuda")
+                if not info.cuda_available:
+                    pytest.skip(f"[{self.entry.label}] CUDA run not possible here: torch {info.torch} sees no CUDA device")
             result = run.submit(self).result()
         except TaskTimeout as e:
             raise ExampleFailure(self.problem("RUN003", f"example on {self.device}: {e}")) from None
         except WorkerDied as e:
             raise ExampleFailure(self.problem("RUN004", f"example on {self.device}: {e}")) from None
-        if "skip" in result:
-            pytest.skip(f"[{self.entry.label}] {result['skip']}")
-        printed = printed_lines(result["outputs"])
-        if result["error"]:
-            shown = "\n".join(f"#> {line}".rstrip() for line in printed)
-            stderr = f"\n--- stderr (last lines)\n{result['stderr'].rstrip()}" if result["stderr"].strip() else ""
-            raise ExampleFailure(self.problem("RUN002", f"example on {self.device} failed:\n{result['error'].rstrip()}"
+        if result.skip:
+            pytest.skip(f"[{self.entry.label}] {result.skip}")
+        if result.error:
+            shown = "\n".join(f"#> {line}".rstrip() for line in result.printed)
+            stderr = f"\n--- stderr (last lines)\n{result.stderr.rstrip()}" if result.stderr.strip() else ""
+            raise ExampleFailure(self.problem("RUN002", f"example on {self.device} failed:\n{result.error.rstrip()}"
                                               + (f"\n--- printed before the error\n{shown}" if shown else "") + stderr))
-        diff = output_diff(self.fence.expected_output(self.device), printed)
-        if diff is not None:
+        try:
+            found = mismatch(self.fence, expected_code(self.fence, {self.device: result.outputs}))
+        except Unplaceable as e:
+            raise ExampleFailure(self.problem("RUN001", f"the output lines on {self.device} cannot be checked: {e}.")) from None
+        if found is not None:
             if self.config.option.update_output:
-                run.update(self, result["outputs"])
+                run.update(self, result.outputs)
                 return
-            shown = "\n".join(f"#> {line}".rstrip() for line in printed)
-            raise ExampleFailure(self.problem("RUN001", f"printed output on {self.device} differs from the output lines:\n{diff}\n\n"
-                                              f"What it printed, as output lines (`--update-output` writes them):\n{shown}",
-                                              line=first_difference(self.fence, result["outputs"], self.device)))
+            raise ExampleFailure(self.problem(
+                "RUN001", f"the output lines on {self.device} are not what the example printed, each under the statement that "
+                f"printed it (`-` the page, `+` after this run; `--update-output` writes it):\n{found.diff}", line=found.line))
 
     def repr_failure(self, excinfo, style=None):
         if isinstance(excinfo.value, ExampleFailure):
@@ -383,7 +316,8 @@ def pytest_collection_modifyitems(session, config, items):
             if isinstance(item, ExampleItem) and not item.get_closest_marker("skip"):
                 row = run.recorder.rows[item.device].get(item.entry.id)
                 if row and row.result == "passed" and row.hash == item.entry.code_hash(run.snippets):
-                    item.add_marker(pytest.mark.skip(reason=f"[{item.entry.label}] already verified on {item.device} ({row.device}, torch {row.torch}, {row.date}): --resume"))
+                    item.add_marker(pytest.mark.skip(reason=f"[{item.entry.label}] already verified on {item.device} "
+                                                            f"({row.device}, torch {row.torch}, {row.date}): --resume"))
                     item.resumed = True
     if drop:
         config.hook.pytest_deselected(items=drop)
@@ -402,7 +336,7 @@ def pytest_runtestloop(session):
     try:
         return (yield)
     finally:
-        run.close()
+        run.session.close()
 
 
 def pytest_runtest_logreport(report):
@@ -417,7 +351,8 @@ def pytest_runtest_makereport(item, call):
     report = yield
     if isinstance(item, ExampleItem) and (call.when == "call" or report.skipped and call.when == "setup"):
         if report.skipped:
-            outcome = "resumed" if getattr(item, "resumed", False) else "needs-cuda" if item.device not in item.fence.devices() else "skipped"
+            outcome = ("resumed" if getattr(item, "resumed", False)
+                       else "needs-cuda" if item.device not in item.fence.devices() else "skipped")
         else:
             outcome = "passed" if report.passed else "failed"
         report._cheatsheet_outcome = (item, outcome)
@@ -426,23 +361,21 @@ def pytest_runtest_makereport(item, call):
 
 def pytest_sessionfinish(session):
     run: Run = session.config.stash[RUN_KEY]
-    run.close()
+    run.session.close()
     if session.config.option.update_output and run.updates:
         run.update_report = run.write_updates()
     if run.recorder is not None and session.config.option.record:
         run.recorder.drop_stale()
     if session.config.option.stats_json:
-        run.write_stats(session.config.option.stats_json)
+        run.session.write_figures(session.config.option.stats_json)
 
 
 def pytest_terminal_summary(terminalreporter, config):
     run: Run = config.stash[RUN_KEY]
     write = terminalreporter.write_line
-    for device, pool in run.pools.items():
-        if pool.info.done() and not pool.info.exception():
-            info = pool.info.result()
-            write(f"example workers on {device}: torch {info['torch']}, Python {info['python']}, {info['device_name']}")
-    for line in getattr(run, "update_report", []):
+    for device, info in run.session.started_workers().items():
+        write(f"example workers on {device}: torch {info.torch}, Python {info.python}, {info.device_name}")
+    for line in run.update_report:
         write(line)
     if run.recorder is not None and config.option.record:
         write(f"verification record written to {display(run.recorder.record_dir)}")
