@@ -1,26 +1,16 @@
 """`python -m cheatsheet bench`: the figures the project reports, measured on this machine.
 
-    python -m cheatsheet bench            # entries per page, build time, search-index sizes
-    python -m cheatsheet bench --suite    # also one full `pytest` run: wall time, phases, examples
-    python -m cheatsheet bench --suite --against REV
-                                          # and the same for an earlier commit, in a worktree with
-                                          # a virtual environment of its own requirements.txt
-    python -m cheatsheet bench --suite --scale 1.5
-                                          # the suite over a copy of the site grown to 1.5 times
-                                          # its entries (Python-only pages copied under new ids)
-    python -m cheatsheet bench --search   # also the search benchmark (200 queries), the held-out
-                                          # set (99) and each entry searched by its own task
-                                          # words, typed into Chromium
-    python -m cheatsheet bench --search-scale 2000
-                                          # a site grown to 2000 entries per language (in a
-                                          # temporary folder): build time, index size, and how
-                                          # long the first search result takes in Chromium
+Always: entries per page, the strict build's time and the search index's sizes. The options add
+the test suite (`--suite`, also of an earlier commit or over a grown site), the search benchmark
+(`--search`) and a grown site's first search result (`--search-scale`); `options()` documents
+them, once, for `python -m cheatsheet bench --help`.
 
 Timings are wall-clock; run on an idle machine and compare like with like.
 """
 
 from __future__ import annotations
 
+import argparse
 import gzip
 import json
 import os
@@ -88,7 +78,8 @@ def suite(env: dict, scale: float = 1.0) -> None:
         args, what = [], "whole suite"
         if scale > 1:
             entries = grown_site(Path(tmp) / "docs", scale)
-            args, what = ["tests", str(Path(tmp) / "docs" / "zh"), "--docs", str(Path(tmp) / 'docs')], f"whole suite, site grown to {entries} entries per language"
+            args = ["tests", str(Path(tmp) / "docs" / "zh"), "--docs", str(Path(tmp) / "docs")]
+            what = f"whole suite, site grown to {entries} entries per language"
         start = time.perf_counter()
         proc = subprocess.run([str(BIN / "pytest"), "-q", f"--junitxml={junit}", f"--stats-json={stats}", *args],
                               cwd=PROJECT.root, env=env, capture_output=True, text=True)
@@ -121,9 +112,11 @@ def against(rev: str, env: dict) -> None:
             if (PROJECT.root / "node_modules").is_dir():
                 (tree / "node_modules").symlink_to(PROJECT.root / "node_modules")
             subprocess.run([sys.executable, "-m", "venv", str(tree / ".venv")], check=True)
-            subprocess.run([str(tree / ".venv/bin/pip"), "install", "-q", "-r", "requirements.txt"], cwd=tree, check=True, capture_output=True)
+            subprocess.run([str(tree / ".venv/bin/pip"), "install", "-q", "-r", "requirements.txt"], cwd=tree, check=True,
+                           capture_output=True)
             start = time.perf_counter()
-            proc = subprocess.run([str(tree / ".venv/bin/pytest"), "-q", "-p", "no:cacheprovider"], cwd=tree, env=env, capture_output=True, text=True)
+            proc = subprocess.run([str(tree / ".venv/bin/pytest"), "-q", "-p", "no:cacheprovider"], cwd=tree, env=env,
+                                  capture_output=True, text=True)
             wall = time.perf_counter() - start
             summary = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else "(no output)"
             print(f"pytest at {rev}: {wall:.1f} s wall ({summary})")
@@ -131,7 +124,30 @@ def against(rev: str, env: dict) -> None:
             subprocess.run(["git", "worktree", "remove", "--force", str(tree)], cwd=PROJECT.root, check=False)
 
 
-def main(argv: list[str]) -> None:
+def options() -> argparse.ArgumentParser:
+    """bench's options, for the CLI's `bench` command (`parents=[options()]`)."""
+    parser = argparse.ArgumentParser(add_help=False)
+    parser.add_argument("--suite", action="store_true",
+                        help="also time one full `pytest` run: wall time, time per test group, examples run")
+    parser.add_argument("--against", metavar="REV",
+                        help="with --suite: also time the test suite of commit REV, in a worktree with a virtual "
+                             "environment of its own requirements.txt")
+    parser.add_argument("--scale", type=float, metavar="F",
+                        help="with --suite: also time the suite over a copy of the site grown to F times its entries "
+                             "(Python-only pages copied under new ids), e.g. 1.5")
+    parser.add_argument("--search", action="store_true",
+                        help="also type the search benchmark (200 queries), the held-out set (99) and each entry's own "
+                             "task words into Chromium")
+    parser.add_argument("--search-scale", type=int, metavar="N",
+                        help="build a site grown to N entries per language (in a temporary folder) and time its first "
+                             "search result in Chromium, e.g. 2000")
+    return parser
+
+
+def main(args: argparse.Namespace) -> None:
+    """Measure what `args` (parsed by `options()`) asks for, and print it."""
+    if (args.against or args.scale) and not args.suite:
+        raise SystemExit("bench: --against and --scale time the test suite; add --suite")
     entry_counts()
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
     with tempfile.TemporaryDirectory() as tmp:
@@ -140,19 +156,20 @@ def main(argv: list[str]) -> None:
         print(f"mkdocs build --strict, both languages: median {statistics.median(runs):.1f} s over {len(runs)} runs")
         for lang, prefix in (("zh", ""), ("en", "en/")):
             docs = len(json.loads((site / prefix / INDEX).read_text("utf-8"))["docs"])
-            sizes = ", ".join(f"{name} {(site / prefix / name).stat().st_size / 1024:.0f} KiB "
-                              f"({len(gzip.compress((site / prefix / name).read_bytes())) / 1024:.0f} KiB gzipped)" for name in (INDEX, TEXT))
+            files = {name: site / prefix / name for name in (INDEX, TEXT)}
+            sizes = ", ".join(f"{name} {f.stat().st_size / 1024:.0f} KiB "
+                              f"({len(gzip.compress(f.read_bytes())) / 1024:.0f} KiB gzipped)" for name, f in files.items())
             print(f"search index {lang}: {docs} documents; {sizes}")
-        if "--search" in argv:
+        if args.search:
             search_hit_rate(site)
-    if "--search-scale" in argv:
-        search_at_scale(int(argv[argv.index("--search-scale") + 1]), env)
-    if "--suite" in argv:
-        if "--against" in argv:
-            against(argv[argv.index("--against") + 1], env)
+    if args.search_scale:
+        search_at_scale(args.search_scale, env)
+    if args.suite:
+        if args.against:
+            against(args.against, env)
         suite(env)
-        if "--scale" in argv:
-            suite(env, float(argv[argv.index("--scale") + 1]))
+        if args.scale:
+            suite(env, args.scale)
 
 
 def search_hit_rate(site: Path) -> None:
@@ -169,7 +186,8 @@ def search_hit_rate(site: Path) -> None:
         print(report(evaluate(base, browser, load(HELD_OUT))))
         selfs = evaluate(base, browser, self_queries(PROJECT.docs))
         for lang, s in selfs.items():
-            print(f"self-retrieval {lang}: {s['n'] - len(s['misses'])}/{s['n']} entries in the first three for their own task words")
+            found = s["n"] - len(s["misses"])
+            print(f"self-retrieval {lang}: {found}/{s['n']} entries in the first three for their own task words")
             for q, results in s["misses"]:
                 print(f"  not found {lang} {next(iter(q.answers))}: {q.text!r} -> {results}")
 

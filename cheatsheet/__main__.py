@@ -1,24 +1,18 @@
-"""One command for every docs chore: `python -m cheatsheet COMMAND`.
+"""One command for every docs chore: `python -m cheatsheet COMMAND`; `COMMAND --help` tells more.
 
-    new PAGE ID [--after OTHER]   an entry's stub in both languages
-    new-recipe NAME               a recipe's stub (docs/<lang>/recipes/NAME.py) in both languages
-    fill PAGE [ID ...]            run the examples and write their output lines (both languages)
-    check                         the entry checker over the whole site
-    status                        entries whose languages were last changed in different commits
-    lint-zh [--fix]               Chinese copywriting (spacing, punctuation)
-    record [--prune] [--merge DIR ...]
-                                  the verification record: what ran where, and whether it is current
-    api-docs [--check]            each entry's main API and its documentation page (verification/api-docs.csv)
-    pdf [SITE_DIR]                the printable cheat sheet of a built site (A4 landscape, per language)
-    bench [--suite [--against REV] [--scale F]] [--search] [--search-scale N]
-                                  build time, index sizes, suite time and phases
+Each command below is a `cmd_*` function registered with `@command`: the first line of its
+docstring is its one-line help, the docstring its description, and its arguments are declared next
+to it. The parser is built from them once (`parser()`), so the list of commands cannot drift.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
+import inspect
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from cheatsheet import display
@@ -26,8 +20,44 @@ from cheatsheet.project import repo
 
 PROJECT = repo()
 
+# name -> (function, its arguments, a function returning parsers whose options it takes too)
+COMMANDS: dict[str, tuple[Callable, tuple, Callable[[], list] | None]] = {}
 
+
+def arg(*flags: str, **options) -> tuple[tuple[str, ...], dict]:
+    """One argument of a command, as `ArgumentParser.add_argument` takes it."""
+    return flags, options
+
+
+def command(*arguments: tuple[tuple[str, ...], dict], parents: Callable[[], list] | None = None):
+    """Register `cmd_NAME` as the command NAME (underscores become hyphens)."""
+    def register(func: Callable) -> Callable:
+        COMMANDS[func.__name__.removeprefix("cmd_").replace("_", "-")] = (func, arguments, parents)
+        return func
+    return register
+
+
+def refresh_api_docs() -> None:
+    """Keep the committed api-docs table what the installed torch resolves, after a step that may
+    have changed an entry's code line (it needs torch; without it, say so and go on)."""
+    if importlib.util.find_spec("torch") is None:
+        print(f"note: torch is not installed here, so {display(PROJECT.api_docs)} was not refreshed; "
+              "`python -m cheatsheet fill` (or `api-docs`) refreshes it where torch is installed")
+        return
+    from cheatsheet.tools.api_docs import refresh
+
+    if refresh(PROJECT):
+        print(f"{display(PROJECT.api_docs)}: refreshed (commit it with the page)")
+
+
+@command(arg("page", help="page name without .md, e.g. gpu-memory"),
+         arg("entry_id", help="lowercase-kebab-case English id, e.g. cuda-empty-cache"),
+         arg("--after", metavar="OTHER", help="id of the entry the new one follows (default: end of page)"))
 def cmd_new(args) -> int:
+    """Write an entry's stub into docs/zh/PAGE.md and docs/en/PAGE.md.
+
+    The stub is full of TODO markers, which the checker reports until each is replaced. A new
+    page is created in both languages; add it to the nav of mkdocs.yml and mkdocs.en.yml."""
     from cheatsheet.tools.scaffold import ScaffoldError, new_entry
 
     try:
@@ -35,10 +65,13 @@ def cmd_new(args) -> int:
     except ScaffoldError as e:
         print(e, file=sys.stderr)
         return 2
+    refresh_api_docs()
     return 0
 
 
+@command(arg("name", help="lowercase-kebab-case file name without .py, e.g. training-run"))
 def cmd_new_recipe(args) -> int:
+    """Write a recipe's stub into docs/zh/recipes/NAME.py and docs/en/recipes/NAME.py."""
     from cheatsheet.tools.scaffold import ScaffoldError, new_recipe
 
     try:
@@ -49,16 +82,25 @@ def cmd_new_recipe(args) -> int:
     return 0
 
 
+@command(arg("page", help="a page under docs/zh, e.g. docs/zh/gpu-memory.md"),
+         arg("entry_id", nargs="*", help="only these entries (default: every entry on the page)"))
 def cmd_fill(args) -> int:
-    """The tests' own runner, in `--update-output` mode: one code path checks and fills."""
+    """Run a page's examples and write what they print into their output lines, in both languages.
+
+    This is the tests' own runner in `--update-output` mode: one code path checks and fills. Then
+    the api-docs table is refreshed, since the entry's code line may have changed."""
     page = Path(args.page).resolve()
     cmd = [sys.executable, "-m", "pytest", str(page), "--update-output", "-q", "-m", "not checks"]
     for entry_id in args.entry_id:
         cmd += ["--entry", entry_id]
-    return subprocess.run(cmd, cwd=PROJECT.root).returncode
+    returncode = subprocess.run(cmd, cwd=PROJECT.root).returncode
+    refresh_api_docs()
+    return returncode
 
 
+@command()
 def cmd_check(args) -> int:
+    """Run the entry checker over the whole site: one line per problem, then the counts."""
     from cheatsheet.check.site import check_site
     from cheatsheet.check.torch_api import inspect_names
     from cheatsheet.model.pages import site_pages
@@ -71,16 +113,21 @@ def cmd_check(args) -> int:
     return 1 if problems else 0
 
 
+@command()
 def cmd_status(args) -> int:
+    """List entries whose two languages were last changed in different commits (advisory)."""
     from cheatsheet.tools.status import stale_entries
 
     report = stale_entries()
     print("\n".join(report))
-    print(f"{len(report)} entr{'y' if len(report) == 1 else 'ies'} whose languages were last changed in different commits (advisory)")
+    print(f"{len(report)} entr{'y' if len(report) == 1 else 'ies'} whose languages were last changed in different commits "
+          "(advisory)")
     return 0
 
 
+@command(arg("--fix", action="store_true", help="rewrite the pages in place"))
 def cmd_lint_zh(args) -> int:
+    """Lint the Chinese copywriting: spacing, punctuation, preferred terms."""
     from cheatsheet.tools.lint_zh import fix, problems
 
     if args.fix:
@@ -90,50 +137,59 @@ def cmd_lint_zh(args) -> int:
     return 1 if found else 0
 
 
+@command(arg("--dir", default=str(PROJECT.record), help="the record's folder (default: verification/)"),
+         arg("--prune", action="store_true", help="drop rows whose entry changed since they were written"),
+         arg("--merge", nargs="+", metavar="DIR", help="fold record parts (folders with cpu.csv / cuda.csv) into --dir"))
 def cmd_record(args) -> int:
+    """Summarize and check the verification record: what ran where, and whether it is current."""
     from cheatsheet.model.record import DEVICES, Recorder, check, merge, summary
 
     record_dir = Path(args.dir)
     if args.merge:
         counts = merge([Path(p) for p in args.merge], record_dir, PROJECT.docs)
-        print(f"merged {len(args.merge)} part(s) into {display(record_dir)}: " + ", ".join(f"{n} {d} rows" for d, n in counts.items()))
+        rows = ", ".join(f"{n} {d} rows" for d, n in counts.items())
+        print(f"merged {len(args.merge)} part(s) into {display(record_dir)}: {rows}")
     if args.prune:
         dropped = Recorder(record_dir, PROJECT.docs, PROJECT.snippets).drop_stale()
         print("\n".join(f"dropped {d}" for d in dropped) or "no stale rows")
     for device, figures in summary(PROJECT.docs, PROJECT.snippets, record_dir).items():
         states = ", ".join(f"{n} {state}" for state, n in sorted(figures["states"].items()))
-        sources = f"; torch {', '.join(figures['torch'])}; {'; '.join(figures['devices'])}; {', '.join(figures['dates'])}" if figures["torch"] else ""
+        sources = (f"; torch {', '.join(figures['torch'])}; {'; '.join(figures['devices'])}; {', '.join(figures['dates'])}"
+                   if figures["torch"] else "")
         print(f"{device}: {figures['entries']} entries: {states}{sources}")
     problems = check(PROJECT.docs, PROJECT.snippets, record_dir)
     for problem in problems:
         print(problem)
-    print(f"{len(problems)} problem(s) in the record" + ("" if problems else f" (every row current; devices: {', '.join(DEVICES)})"))
+    current = f" (every row current; devices: {', '.join(DEVICES)})"
+    print(f"{len(problems)} problem(s) in the record" + ("" if problems else current))
     return 1 if problems else 0
 
 
-def cmd_bench(args) -> int:
-    from benchmarks.bench import main
-
-    main(sys.argv[2:])
-    return 0
-
-
+@command(arg("--check", action="store_true", help="only fail if the committed file is out of date"))
 def cmd_api_docs(args) -> int:
-    from cheatsheet.tools.api_docs import dump, table
+    """Write each entry's main API and its documentation page (generated/api-docs.csv).
+
+    The site, built without torch, links every entry to its documentation from this file. `new`
+    and `fill` refresh it too; the tests fail while it differs from what the installed torch
+    resolves."""
+    from cheatsheet.tools.api_docs import dump, refresh, table
 
     path = PROJECT.api_docs
-    fresh = dump(table(PROJECT.docs))
     if args.check:
-        if not path.is_file() or path.read_text("utf-8") != fresh:
-            print(f"{display(path)} is not what the installed torch resolves. Run: python -m cheatsheet api-docs", file=sys.stderr)
+        if not path.is_file() or path.read_text("utf-8") != dump(table(PROJECT.docs)):
+            print(f"{display(path)} is not what the installed torch resolves. Run: python -m cheatsheet api-docs",
+                  file=sys.stderr)
             return 1
         return 0
-    path.write_text(fresh, "utf-8")
-    print(f"{display(path)}: {fresh.count(chr(10)) - 1} entries linked to their documentation")
+    changed = refresh(PROJECT)
+    rows = path.read_text("utf-8").count("\n") - 1
+    print(f"{display(path)}: {rows} entries linked to their documentation" + ("" if changed else " (unchanged)"))
     return 0
 
 
+@command(arg("site_dir", nargs="?", default=str(PROJECT.root / "site"), help="a built site (default: site/)"))
 def cmd_pdf(args) -> int:
+    """Print the cheat sheet of a built site to PDF, one per language (A4 landscape)."""
     from cheatsheet.site.pdf import build_pdfs
 
     for path in build_pdfs(Path(args.site_dir)):
@@ -141,46 +197,41 @@ def cmd_pdf(args) -> int:
     return 0
 
 
+def _bench_options() -> list[argparse.ArgumentParser]:
+    if str(PROJECT.root) not in sys.path:  # benchmarks/ sits beside the package, in the repository
+        sys.path.insert(0, str(PROJECT.root))
+    from benchmarks.bench import options
+
+    return [options()]
+
+
+@command(parents=_bench_options)
+def cmd_bench(args) -> int:
+    """Measure the project: entries per page, build time, index sizes; the options add more.
+
+    The options below add the test suite and its phases, the search benchmark and a grown site's
+    first search result. Timings are wall-clock: run on an idle machine, compare like with like."""
+    from benchmarks.bench import main
+
+    main(args)
+    return 0
+
+
+def parser() -> argparse.ArgumentParser:
+    top = argparse.ArgumentParser(prog="python -m cheatsheet", description=__doc__.split("\n\n")[0])
+    sub = top.add_subparsers(dest="command", required=True, metavar="COMMAND", title="commands")
+    for name, (func, arguments, parents) in COMMANDS.items():
+        doc = inspect.getdoc(func) or name
+        p = sub.add_parser(name, help=doc.split("\n")[0], description=doc, parents=parents() if parents else [],
+                           formatter_class=argparse.RawDescriptionHelpFormatter)
+        for flags, options in arguments:
+            p.add_argument(*flags, **options)
+        p.set_defaults(run=func)
+    return top
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m cheatsheet", description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__.split("\n\n", 1)[1])
-    sub = parser.add_subparsers(dest="command", required=True)
-    p = sub.add_parser("new", help="an entry's stub in both languages")
-    p.add_argument("page", help="page name without .md, e.g. gpu-memory")
-    p.add_argument("entry_id", help="lowercase-kebab-case English id, e.g. cuda-empty-cache")
-    p.add_argument("--after", help="id of the entry the new one follows (default: end of page)")
-    p.set_defaults(run=cmd_new)
-    p = sub.add_parser("new-recipe", help="a recipe's stub in both languages")
-    p.add_argument("name", help="lowercase-kebab-case file name without .py, e.g. training-run")
-    p.set_defaults(run=cmd_new_recipe)
-    p = sub.add_parser("fill", help="write what the examples print into their output lines")
-    p.add_argument("page", help="a page under docs/zh, e.g. docs/zh/gpu-memory.md")
-    p.add_argument("entry_id", nargs="*", help="only these entries (default: every entry on the page)")
-    p.set_defaults(run=cmd_fill)
-    sub.add_parser("check", help="the entry checker over the whole site").set_defaults(run=cmd_check)
-    sub.add_parser("status", help="entries whose languages changed in different commits").set_defaults(run=cmd_status)
-    p = sub.add_parser("lint-zh", help="Chinese copywriting lint")
-    p.add_argument("--fix", action="store_true", help="rewrite the pages in place")
-    p.set_defaults(run=cmd_lint_zh)
-    p = sub.add_parser("record", help="the verification record: summary and check")
-    p.add_argument("--dir", default=str(PROJECT.record), help="the record's folder (default: verification/)")
-    p.add_argument("--prune", action="store_true", help="drop rows whose entry changed since they were written")
-    p.add_argument("--merge", nargs="+", metavar="DIR", help="fold record parts (folders with cpu.csv / cuda.csv) into --dir")
-    p.set_defaults(run=cmd_record)
-    p = sub.add_parser("api-docs", help="each entry's main API and its documentation page")
-    p.add_argument("--check", action="store_true", help="fail if the committed file is out of date")
-    p.set_defaults(run=cmd_api_docs)
-    p = sub.add_parser("pdf", help="the printable cheat sheet of a built site, one PDF per language")
-    p.add_argument("site_dir", nargs="?", default=str(PROJECT.root / "site"))
-    p.set_defaults(run=cmd_pdf)
-    p = sub.add_parser("bench", help="build time, index sizes; --suite: the test suite; --search: search ranks")
-    p.add_argument("--suite", action="store_true", help="time one run of the test suite, with its phases")
-    p.add_argument("--against", metavar="REV", help="with --suite: time the test suite of an earlier commit too")
-    p.add_argument("--scale", type=float, metavar="F", help="with --suite: also over a copy of the site grown to F times its entries")
-    p.add_argument("--search", action="store_true", help="type the search queries into Chromium")
-    p.add_argument("--search-scale", type=int, metavar="N", help="build a site grown to N entries per language and time its first search result")
-    p.set_defaults(run=cmd_bench)
-    args = parser.parse_args(argv)
+    args = parser().parse_args(argv)
     return args.run(args)
 
 

@@ -1,6 +1,7 @@
-"""The contributor tools behind `python -m cheatsheet`: the scaffolder and the translation report."""
+"""The contributor tools behind `python -m cheatsheet`: the CLI itself, the scaffolder and the translation report."""
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -50,26 +51,79 @@ def test_recipe_stub_is_flagged_only_as_unfinished(tmp_path, inspect_names):
         new_recipe(tmp_path, "train-something")
 
 
-def test_cli_lists_its_commands():
-    out = subprocess.run([sys.executable, "-m", "cheatsheet", "--help"], cwd=PROJECT.root, capture_output=True, text=True, check=True).stdout
-    for command in ("new", "new-recipe", "fill", "check", "status", "lint-zh", "record", "bench"):
-        assert command in out
+def test_new_refreshes_the_api_docs_table(tmp_path, monkeypatch):
+    """`new` (and `fill`) end by refreshing generated/api-docs.csv, so the contributor's own steps
+    leave it current; `refresh` says whether it changed."""
+    from dataclasses import replace
+
+    from cheatsheet import __main__ as cli
+    from cheatsheet.tools.api_docs import load, refresh
+
+    project = replace(PROJECT, docs=tmp_path / "docs", generated=tmp_path / "generated")
+    monkeypatch.setattr(cli, "PROJECT", project)
+    assert cli.main(["new", "topic", "view-as-shape"]) == 0
+    assert project.api_docs.is_file() and load(project.api_docs) == {}, "written; the stub's code line names no API yet"
+    for lang in ("zh", "en"):
+        page = project.docs / lang / "topic.md"
+        page.write_text(page.read_text("utf-8").replace("...  # TODO the line a reader copies", "y = x.view(2, 3)"), "utf-8")
+    assert refresh(project) is True
+    assert load(project.api_docs)["view-as-shape"]["api"] == "torch.Tensor.view"
+    assert refresh(project) is False
+
+
+def test_cli_registers_every_command():
+    """Every `cmd_*` function of the CLI is a command that `--help` lists, with the first line of
+    its docstring as its help."""
+    import inspect
+
+    from cheatsheet import __main__ as cli
+
+    out = subprocess.run([sys.executable, "-m", "cheatsheet", "--help"], cwd=PROJECT.root, capture_output=True, text=True,
+                         check=True).stdout
+    listed = out.split("\ncommands:\n", 1)[1]
+    names = re.findall(r"^    (\S+)", listed, re.M)  # a command's name starts its line, four spaces in
+    functions = {name.removeprefix("cmd_").replace("_", "-"): f for name, f in vars(cli).items() if name.startswith("cmd_")}
+    assert names == list(cli.COMMANDS) and set(names) == set(functions)
+    for name, func in functions.items():
+        assert cli.COMMANDS[name][0] is func
+        first_line = inspect.getdoc(func).split("\n")[0]
+        assert " ".join(first_line.split()) in " ".join(listed.split()), name
+
+
+def test_bench_options_reach_its_main(monkeypatch):
+    """Every spelling argparse accepts reaches bench's `main` (`--scale=1.5` as `--scale 1.5`)."""
+    from benchmarks import bench
+    from cheatsheet import __main__ as cli
+
+    seen = []
+    monkeypatch.setattr(bench, "main", seen.append)
+    assert cli.main(["bench", "--suite", "--scale=1.5", "--against=HEAD", "--search-scale=3"]) == 0
+    assert cli.main(["bench", "--suite", "--scale", "2", "--against", "HEAD~1", "--search"]) == 0
+    first, second = seen
+    assert (first.suite, first.scale, first.against, first.search_scale, first.search) == (True, 1.5, "HEAD", 3, False)
+    assert (second.scale, second.against, second.search_scale, second.search) == (2.0, "HEAD~1", None, True)
 
 
 def test_bench_accepts_every_option_its_help_names():
-    import re
+    """The options that `bench --help` names are bench's own parser's, and its `main` reads each."""
+    import inspect
 
     from benchmarks import bench
 
-    out = subprocess.run([sys.executable, "-m", "cheatsheet", "bench", "--help"], cwd=PROJECT.root, capture_output=True, text=True, check=True).stdout
-    documented = set(re.findall(r"(--[a-z-]+)", bench.__doc__))
-    assert documented and not [option for option in documented if option not in out]
+    out = subprocess.run([sys.executable, "-m", "cheatsheet", "bench", "--help"], cwd=PROJECT.root, capture_output=True,
+                         text=True, check=True).stdout
+    documented = set(re.findall(r"(--[a-z-]+)", out)) - {"--help"}
+    parser = bench.options()
+    assert documented == {flag for action in parser._actions for flag in action.option_strings}
+    source = inspect.getsource(bench.main)
+    assert not [a.dest for a in parser._actions if f"args.{a.dest}" not in source], "an option that bench's main ignores"
 
 
 def git(repo, *args, date="2026-01-01T00:00:00"):
     # Explicit dates: both commits would otherwise fall in the same second.
     env = dict(os.environ, GIT_AUTHOR_DATE=date, GIT_COMMITTER_DATE=date)
-    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args], cwd=repo, check=True, capture_output=True, env=env)
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args], cwd=repo, check=True,
+                   capture_output=True, env=env)
 
 
 def test_translation_report_names_the_side_changed_later(tmp_path):
