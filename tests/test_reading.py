@@ -354,29 +354,34 @@ def test_main_api_resolution_skips_what_torch_lacks():
 def test_every_entry_shows_what_the_record_says(site, lang):
     from urllib.parse import parse_qs, urlsplit
 
-    from cheatsheet.model import record
+    from cheatsheet.model.record import Record
     from cheatsheet.tools import api_docs
     _, port = site
-    rows = {device: record.load(PROJECT.record, device) for device in record.DEVICES}
+    record = Record(PROJECT.record, PROJECT.snippets)
     links = api_docs.load(PROJECT.api_docs)
-    not_run = {"zh": "CUDA：尚未在 GPU 上运行", "en": "CUDA: not yet run"}[lang]
+    cuda_says = {  # what the line says for a CUDA verdict that vouches for nothing
+        "missing": {"zh": "CUDA：尚未在 GPU 上运行", "en": "CUDA: not yet run"}[lang],
+        "stale": {"zh": "CUDA：代码在上次 GPU 验证后改过", "en": "CUDA: changed since last verified on a GPU"}[lang],
+    }
     for page in _topics(lang):
         built = _built(site, lang, page)
         repo = re.search(r'<a href="([^"]+)" title="[^"]*" class="md-source">', built).group(1)  # the build's REPO_URL
         rel = page.path.relative_to(PROJECT.docs / lang).with_suffix("").as_posix()
         for entry in page.entries:
-            chrome = re.search(rf'id="{entry.id}"[^>]*>.*?</h3>\s*<p class="entry-chrome" data-search-exclude>(.*?)</p>', built, re.S)
+            chrome = re.search(rf'id="{entry.id}"[^>]*>.*?</h3>\s*<p class="entry-chrome" data-search-exclude>(.*?)</p>',
+                               built, re.S)
             assert chrome, f"{page.path.name}#{entry.id}: no status line"
             line = html.unescape(chrome.group(1))
-            cpu = rows["cpu"][entry.id][1]
-            assert cpu.hash == entry.code_hash(PROJECT.snippets), "the record is current (checked by test_record too)"
-            if cpu.result == "passed":
-                assert f"✓ CPU · PyTorch {cpu.torch} · {cpu.date}" in line, line
-            cuda = rows["cuda"].get(entry.id)
-            if cuda is None:
-                assert not_run in line, line
+            cpu, cuda = record.verdicts(entry)
+            assert cpu.vouches, f"{entry.id}: the CPU row is current and vouches (checked by test_record too)"
+            if cpu.state == "passed":
+                assert f"✓ CPU · PyTorch {cpu.row.torch} · {cpu.row.date}" in line, line
+            if cuda.state in cuda_says:
+                assert cuda_says[cuda.state] in line, line
+            elif cuda.state == "passed":
+                assert f"✓ CUDA · {cuda.row.device} · PyTorch {cuda.row.torch} · {cuda.row.date}" in line, line
             else:
-                assert cuda.torch in line and cuda.date in line, line
+                assert "✗ " in line and cuda.row.date in line, line
             if entry.id in links:
                 assert f'href="{links[entry.id]["url"]}"' in chrome.group(1)
             report = re.search(r'href="([^"]*/issues/new\?[^"]*)"', chrome.group(1))
@@ -387,19 +392,17 @@ def test_every_entry_shows_what_the_record_says(site, lang):
 
 
 def test_a_changed_entry_is_not_shown_as_verified():
-    import importlib.util
+    from cheatsheet.model.record import Row, verdict
+    from cheatsheet.site.entry_status import status_text
+    from cheatsheet.site.strings import STRINGS
 
-    from cheatsheet.model.record import Row
-
-    spec = importlib.util.spec_from_file_location("entry_chrome", PROJECT.root / "overrides" / "hooks" / "entry_chrome.py")
-    hook = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(hook)
+    en = STRINGS["en"]
     row = Row("tensors.md", "x", "passed", "aaaa", "2.13.0+cpu", "3.11.7", "AMD EPYC", "2026-12-01")
-    assert hook._status(hook.TEXT["en"], row, "aaaa", "cpu") == "✓ CPU · PyTorch 2.13.0+cpu · 2026-12-01"
-    assert hook._status(hook.TEXT["en"], row, "bbbb", "cpu") == "⚠ changed since last verified (2026-12-01)"
-    assert hook._status(hook.TEXT["en"], None, "bbbb", "cuda") == "CUDA: not yet run"
-    failed = Row("tensors.md", "x", "failed", "aaaa", "2.11.0+cu130", "3.11.7", "H200", "2026-12-01")
-    assert hook._status(hook.TEXT["en"], failed, "aaaa", "cuda") == "✗ failed on CUDA (2026-12-01)"
+    assert status_text(verdict("cpu", row, "aaaa"), en) == "✓ CPU · PyTorch 2.13.0+cpu · 2026-12-01"
+    assert status_text(verdict("cpu", row, "bbbb"), en) == "⚠ changed since last verified (2026-12-01)"
+    assert status_text(verdict("cuda", None, "bbbb"), en) == "CUDA: not yet run"
+    failed = Row("tensors.md", "x", "failed", "aaaa", "2.11.0+cu130", "3.11.7", "H200 (sm_90)", "2026-12-01")
+    assert status_text(verdict("cuda", failed, "aaaa"), en) == "✗ failed on CUDA (2026-12-01)"
 
 
 def test_entry_chrome_and_page_table_in_the_browser(browser_page):

@@ -222,3 +222,16 @@ def test_results_shown_before_the_texts_are_indexed_are_ranked_again_after(brows
     page.evaluate("cheatsheetSearch.complete()")
     full = page.evaluate("q => cheatsheetSearch.search(q).then(r => r.slice(0, 5).map(x => x.u.split('#')[1]))", "显存一直涨")
     page.wait_for_function("ids => [...document.querySelectorAll('.cheatsheet-search a')].slice(0, 5).map(a => a.hash.slice(1)).join() === ids.join()", arg=full)
+
+
+def test_search_and_the_page_script_work_on_the_404_page(browser_page):
+    """The root 404.html's base is "/": the scripts build the site root without a second slash."""
+    page, base, _ = browser_page
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(base + "no-such-page/")
+    page.click("input.md-search__input")
+    page.keyboard.type("释放显存")
+    first = page.locator(".cheatsheet-search .md-search-result__item a").first
+    first.wait_for()
+    assert first.get_attribute("href").startswith(base + "gpu-memory/") and not errors, errors

@@ -9,18 +9,15 @@ Markdown cell with the command, since it runs in a terminal, next to its script.
 
 from __future__ import annotations
 
+import html
+from collections.abc import Mapping
 from pathlib import Path
 
 import nbformat
+from mkdocs.utils import get_relative_url
 
 from cheatsheet.model.pages import OUTPUT_LINE, Entry, Fence, Page
-
-TEXT = {
-    "zh": {"intro": "由网站页面 {url} 自动生成。每个代码单元是一个条目的示例，附带的输出是测试在 CPU 上核对过的结果。",
-           "link": "在网站上查看这一条", "terminal": "在终端中运行（脚本见上）：", "cuda": "这个示例需要 CUDA。"},
-    "en": {"intro": "Generated from the site page {url}. Each code cell is one entry's example; the output shown with it is what the tests verified on CPU.",
-           "link": "See this entry on the site", "terminal": "Run in a terminal (the script is above):", "cuda": "This example needs CUDA."},
-}
+from cheatsheet.site.strings import STRINGS
 
 
 def _entry_markdown(page: Page, entry: Entry) -> str:
@@ -35,21 +32,22 @@ def _code(fence: Fence) -> str:
 
 
 def topic_notebook(page: Page, page_url: str, snippets: Path) -> nbformat.NotebookNode:
-    text = TEXT[page.lang]
+    text = STRINGS[page.lang]
     title = page.title
-    cells = [nbformat.v4.new_markdown_cell(f"# {title}\n\n{text['intro'].format(url=page_url)}")]
+    cells = [nbformat.v4.new_markdown_cell(f"# {title}\n\n{text['notebook.intro'].format(url=page_url)}")]
     for entry in page.entries:
-        cells.append(nbformat.v4.new_markdown_cell(f"{_entry_markdown(page, entry)}\n\n[{text['link']}]({page_url}#{entry.id})"))
+        link = f"[{text['notebook.link']}]({page_url}#{entry.id})"
+        cells.append(nbformat.v4.new_markdown_cell(f"{_entry_markdown(page, entry)}\n\n{link}"))
         for fence in entry.fences:
             if fence.role == "include":
                 script = (snippets / fence.include).read_text("utf-8")
                 cells.append(nbformat.v4.new_markdown_cell(f"`{fence.include}`\n\n```python\n{script.strip()}\n```"))
             elif fence.role == "example" and fence.lang == "bash":
-                cells.append(nbformat.v4.new_markdown_cell(f"{text['terminal']}\n\n```bash\n{_code(fence)}\n```"))
+                cells.append(nbformat.v4.new_markdown_cell(f"{text['notebook.terminal']}\n\n```bash\n{_code(fence)}\n```"))
             elif fence.role == "example":
                 cell = nbformat.v4.new_code_cell(_code(fence))
                 if fence.requires_cuda:
-                    cells.append(nbformat.v4.new_markdown_cell(text["cuda"]))
+                    cells.append(nbformat.v4.new_markdown_cell(text["notebook.cuda"]))
                 else:
                     printed = "".join(f"{line}\n" for line in fence.expected_output("cpu"))
                     cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=printed)] if printed else []
@@ -61,3 +59,15 @@ def topic_notebook(page: Page, page_url: str, snippets: Path) -> nbformat.Notebo
 
 def is_topic(page: Page) -> bool:
     return page.kind == "topic" and bool(page.entries)
+
+
+def notebook_path(src_uri: str) -> str:
+    """Where a topic page's notebook is written in the site: beside the page's source path."""
+    return Path(src_uri).with_suffix(".ipynb").as_posix()
+
+
+def download_link(src_uri: str, page_url: str, strings: Mapping[str, str]) -> str:
+    """The paragraph right after a topic page's title that downloads its notebook."""
+    href = get_relative_url(notebook_path(src_uri), page_url)
+    link = f'<a class="md-button notebook-download" href="{html.escape(href)}" download>{strings["notebook.download"]}</a>'
+    return f"\n<p>{link}</p>"

@@ -9,13 +9,16 @@ from __future__ import annotations
 import contextlib
 from pathlib import Path
 
+from cheatsheet.model.langs import URL_PREFIX
 from cheatsheet.site.browser import CHROMIUM, chromium, serve
 
-LANGS = {"zh": "", "en": "en/"}
+# Page numbers at the foot of each printed page.
+FOOTER = ('<div style="font-size:6pt;width:100%;text-align:center">'
+          '<span class="pageNumber"></span> / <span class="totalPages"></span></div>')
 
 
 def pdf_path(site_dir: Path, lang: str) -> Path:
-    return Path(site_dir) / LANGS[lang] / f"pytorch-cheatsheet-{lang}.pdf"
+    return Path(site_dir) / URL_PREFIX[lang] / f"pytorch-cheatsheet-{lang}.pdf"
 
 
 def build_pdfs(site_dir: Path, browser=None) -> list[Path]:
@@ -27,14 +30,14 @@ def build_pdfs(site_dir: Path, browser=None) -> list[Path]:
         raise SystemExit(f"{CHROMIUM} is missing: apt-get install -y chromium (see .ci/setup)")
     written = []
     with serve(site_dir) as base, (contextlib.nullcontext(browser) if browser else chromium()) as browser:
-        for lang, prefix in LANGS.items():
+        for lang, prefix in URL_PREFIX.items():
             page = browser.new_page()
             page.goto(base + prefix + "all/")
             page.evaluate("document.fonts.ready")
             out = pdf_path(site_dir, lang)
             page.pdf(path=str(out), prefer_css_page_size=True, print_background=False,
                      display_header_footer=True, header_template="<span></span>",
-                     footer_template='<div style="font-size:6pt;width:100%;text-align:center"><span class="pageNumber"></span> / <span class="totalPages"></span></div>')
+                     footer_template=FOOTER)
             page.close()
             written.append(out)
     return written

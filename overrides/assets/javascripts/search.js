@@ -1,6 +1,6 @@
 // Site search: MiniSearch (vendored beside this file) over one document per entry
-// (search/entries.json, written by overrides/hooks/search.py), shown in Material's search box
-// with Material's result markup. Material's own index is left without documents.
+// (search/entries.json, written by cheatsheet/site/search_index.py), shown in Material's search
+// box with Material's result markup. Material's own index is left without documents.
 //
 // Chinese is split into overlapping character pairs on both sides, index and query, so both
 // always agree on what a word is (显存不足 -> 显存 存不 不足) with no dictionary to keep in step.
@@ -21,7 +21,8 @@
   var STOPWORDS = ("a an the to of in on at for from by with and or is are be do does did i my me we you it its this that " +
     "how what why when which can should would will get there").split(" ");
   var config = JSON.parse(document.getElementById("__config").textContent);
-  var root = new URL(config.base + "/", location), translations = config.translations || {};
+  // The 404 page's base is "/": "//" would be no address at all.
+  var root = new URL(config.base.replace(/\/$/, "") + "/", location), translations = config.translations || {};
   var docs = [], heads = null, texts = null, loading = null, complete = null, boost = {}, synonyms = {};
 
   // freeze, freezes, freezing -> freez; layers -> layer; losses -> loss

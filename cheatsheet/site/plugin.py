@@ -1,0 +1,150 @@
+"""The site's MkDocs plugin (`cheatsheet` in mkdocs.yml): wires MkDocs' events to the features in
+cheatsheet/site/, each a plain function of the page model, the record and the strings.
+
+    on_config        the project's settings, the record, the API links; no edit links without a repository
+    on_files         every page parsed once; the ids that moved to another page (aliases)
+    on_nav           the pages with entries, in nav order (the all-idioms page)
+    on_env           this language's strings for the templates
+    on_page_markdown the markers: <!-- all-idioms -->, <!-- verification-summary -->
+    on_page_content  output lines; under each entry's heading its status line; the at-a-glance
+                     table and the notebook link of a topic page; a recipe's verification line;
+                     the alias anchors
+    on_post_build    the notebooks, the site's search index, then the other languages' sites
+
+All state lives on the instance and is set afresh in on_config, which starts every build (`mkdocs
+serve` rebuilds; each language's build has its own instance).
+"""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import nbformat
+from mkdocs.commands.build import build
+from mkdocs.config import config_options as c
+from mkdocs.config.base import Config
+from mkdocs.exceptions import PluginError
+from mkdocs.plugins import BasePlugin, event_priority
+
+from cheatsheet.model.langs import LANGS
+from cheatsheet.model.pages import Entry, Page, parse_page, site_lang
+from cheatsheet.model.record import Record, Verdict, summary
+from cheatsheet.project import Project
+from cheatsheet.site import aliases, at_a_glance, english, entry_status, markup, notebooks, output_lines, recipes, search_index
+from cheatsheet.site import summary as verification_summary
+from cheatsheet.site.strings import STRINGS
+from cheatsheet.tools import api_docs
+
+
+class CheatsheetConfig(Config):
+    # This site's language; by default its docs folder's name (docs/zh, docs/en).
+    lang = c.Optional(c.Choice(LANGS))
+    # Sites built after this one into <site_dir>/<URL_PREFIX[lang]>: language -> their config file.
+    languages = c.DictOfItems(c.File(exists=True), default={})
+    # The repository's issue form that "report a problem" opens, prefilled.
+    report_template = c.Type(str, default="wrong-entry.yml")
+
+
+class CheatsheetPlugin(BasePlugin[CheatsheetConfig]):
+    # No on_startup: MkDocs would then keep one instance across builds, and the nested build of
+    # another language would share it with the build it runs in.
+
+    def on_config(self, config):
+        root = Path(config.config_file_path).parent
+        try:
+            self.project = Project.load(root)
+        except ValueError as e:
+            raise PluginError(str(e)) from e
+        self.lang = self.config.lang or site_lang(config)
+        self.strings = STRINGS[self.lang]
+        for lang in self.config.languages:
+            english.check_language(lang, config.config_file_path)
+        try:
+            self.record = Record(self.project.record, self.project.snippets)
+            self.api_links = api_docs.load(self.project.api_docs)
+        except (TypeError, KeyError, csv.Error) as e:
+            raise PluginError(f"{self.project.record} or {self.project.api_docs}: unreadable ({e})") from e
+        self.pages: dict[str, Page] = {}  # source path -> page, every page of this site
+        self.urls: dict[str, str] = {}  # source path -> address
+        self.moved: dict[str, dict[str, tuple[str, str]]] = {}  # old page -> old id -> (new page, new id)
+        self.nav_pages: list[tuple[str, Page]] = []  # (address, page) of the pages with entries, nav order
+        # "Edit this page" needs the repository. Without REPO_URL (a reader's `mkdocs serve`), MkDocs
+        # would warn about the bare edit path on every page, and the strict build would stop.
+        if not config.repo_url:
+            config.edit_uri = None
+        return config
+
+    @event_priority(-100)  # after mkdocs-jupyter has made the recipes pages
+    def on_files(self, files, config):
+        for file in files.documentation_pages():
+            self.pages[file.src_uri] = parse_page(Path(file.abs_src_path), self.lang)
+            self.urls[file.src_uri] = file.url
+        self.moved = aliases.moved(self.pages)
+        return files
+
+    def on_nav(self, nav, config, files):
+        self.nav_pages = [(item.file.url, self.pages[item.file.src_uri]) for item in nav.pages
+                          if self.pages[item.file.src_uri].entries]
+        return nav
+
+    def on_env(self, env, config, files):
+        env.globals["cheatsheet_strings"] = self.strings
+        return env
+
+    def on_page_markdown(self, markdown, page, config, files):
+        if at_a_glance.MARKER in markdown:
+            markdown = markdown.replace(at_a_glance.MARKER, at_a_glance.all_idioms(self.nav_pages, page.url, self.strings))
+        if verification_summary.MARKER in markdown:
+            figures = summary(self.project.docs, self.project.snippets, self.project.record)
+            markdown = markdown.replace(verification_summary.MARKER, verification_summary.render(figures, self.strings))
+        return markdown
+
+    def on_page_content(self, html, page, config, files):
+        src_uri = page.file.src_uri
+        parsed = self.pages[src_uri]
+        html = output_lines.mark(html)
+        if recipes.is_recipe(src_uri):
+            html = recipes.without_loaders(html)
+            html = markup.after_title(html, recipes.note(self._verdicts(parsed.entries[0]), src_uri, self.strings))
+        elif notebooks.is_topic(parsed):
+            html = self._status_lines(html, page, parsed, config)
+            html = markup.before_first_heading(html, at_a_glance.page_table(parsed, self.strings))
+            html = markup.after_title(html, notebooks.download_link(src_uri, page.url, self.strings))
+        # Last: a same-page alias's anchor goes right before its heading, after anything above it.
+        return aliases.anchors(html, page.url, self.moved.get(src_uri, {}), self.urls)
+
+    @event_priority(-100)  # after Material's search plugin has written the index this one replaces
+    def on_post_build(self, config):
+        site, site_url = Path(config.site_dir), (config.site_url or "").rstrip("/")
+        for src_uri, page in self.pages.items():
+            if notebooks.is_topic(page):
+                book = notebooks.topic_notebook(page, f"{site_url}/{self.urls[src_uri]}", self.project.snippets)
+                nbformat.write(book, site / notebooks.notebook_path(src_uri))
+            elif recipes.is_recipe(src_uri):
+                recipes.write_notebook(page.path, site / notebooks.notebook_path(src_uri))
+        pages = sorted(self.pages.values(), key=lambda p: p.path)
+        urls = {self.pages[src].path: url for src, url in self.urls.items()}
+        search_index.write(site, pages, urls, self.project.docs, self.lang)
+        for lang, config_file in self.config.languages.items():
+            build(english.site_config(config, lang, config_file))
+
+    def _verdicts(self, entry: Entry) -> list[Verdict]:
+        """The one reading of the record behind the status line, the recipe line (and the summary)."""
+        return entry_status.checked(self.record.verdicts(entry), entry)
+
+    def _status_lines(self, html: str, page, parsed: Page, config) -> str:
+        repo, site_url = config.repo_url, config.site_url
+        lines = {}
+        for entry in parsed.entries:
+            if not entry.id:
+                raise PluginError(f"{parsed.path}:{entry.line}: the entry heading `{entry.title}` has no {{ #id }}")
+            report = None
+            if repo and site_url:
+                where = f"{site_url.rstrip('/')}/{page.url}#{entry.id}"
+                report = entry_status.report_url(repo, where, entry.id, self.config.report_template)
+            lines[entry.id] = entry_status.status_line(self._verdicts(entry), self.strings, self.api_links.get(entry.id), report)
+        html, missing = markup.after_headings(html, lines)
+        if missing:
+            raise PluginError(f"{parsed.path}: entry `{sorted(missing)[0]}` has no `<h3 id=...>` heading in the rendered page")
+        return html

@@ -1,0 +1,70 @@
+// The site's page behaviour (loaded once by overrides/main.html; instant navigation keeps it):
+// the language switch keeps the reader's place and colour scheme, a merged entry's old #id
+// redirects, the all-idioms page filters as the reader types, the progress bar is named.
+(function () {
+  "use strict";
+  var script = document.currentScript;
+  // This language's site root, fixed at the first load, from Material's own config.
+  // (The 404 page's base is "/": no second slash.)
+  var base = JSON.parse(document.getElementById("__config").textContent).base;
+  var siteRoot = new URL(base.replace(/\/$/, "") + "/", location);
+
+  // Switching language keeps the page and the entry or section the reader is on, also after
+  // instant navigation, a search click or back/forward: the link is rebuilt from the current
+  // address. Entry and section ids are the same in both languages.
+  document.addEventListener("click", function (event) {
+    var link = event.target.closest("a.md-select__link[data-root]");
+    if (link && location.pathname.indexOf(siteRoot.pathname) === 0) {
+      var page = location.pathname.slice(siteRoot.pathname.length);
+      link.href = new URL(link.dataset.root + page, siteRoot).href + location.hash;
+    }
+  }, true);
+
+  // Material keeps the colour scheme per site root; copy the reader's choice to the other
+  // languages' roots so that switching language keeps it.
+  document.addEventListener("change", function (event) {
+    if (!event.target.closest("[data-md-component=palette]")) return;
+    setTimeout(function () {  // after Material has stored it
+      var chosen = localStorage.getItem(siteRoot.pathname + ".__palette");
+      document.querySelectorAll("a.md-select__link[data-root]").forEach(function (link) {
+        localStorage.setItem(new URL(link.dataset.root, siteRoot).pathname + ".__palette", chosen);
+      });
+    });
+  });
+
+  // An entry merged into one on another page left an anchor here that names its new place
+  // (cheatsheet/site/aliases.py): a reader who arrives with its #id goes there.
+  document$.subscribe(function () {
+    var id = decodeURIComponent(location.hash.slice(1));
+    var alias = id && document.getElementById(id);
+    if (alias && alias.dataset.movedTo) {
+      location.replace(new URL(alias.dataset.movedTo, location.href));
+    }
+  });
+
+  // All idioms: keep the rows that hold every typed word, and the groups that keep a row.
+  document$.subscribe(function () {
+    var box = document.querySelector(".idiom-filter");
+    if (!box) return;
+    box.addEventListener("input", function () {
+      var words = box.value.toLowerCase().split(/\s+/).filter(Boolean);
+      document.querySelectorAll(".idiom-group").forEach(function (group) {
+        var shown = 0;
+        group.querySelectorAll("tbody tr").forEach(function (row) {
+          var text = row.textContent.toLowerCase();
+          row.hidden = !words.every(function (word) { return text.indexOf(word) >= 0; });
+          shown += row.hidden ? 0 : 1;
+        });
+        group.hidden = shown === 0;
+      });
+    });
+  });
+
+  // Material's instant-navigation progress bar has no accessible name (the label: the script
+  // tag's data-loading, from cheatsheet/site/strings.py).
+  new MutationObserver(function () {
+    document.querySelectorAll("[role=progressbar]:not([aria-label])").forEach(function (bar) {
+      bar.setAttribute("aria-label", script.dataset.loading);
+    });
+  }).observe(document.body, { childList: true, subtree: true });
+})();
