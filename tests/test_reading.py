@@ -197,11 +197,13 @@ def test_code_fits_a_phone(browser):
             page.goto(base + path)
             problems = page.evaluate("""() => [...document.querySelectorAll('.md-content pre > code')].flatMap(code => {
                 const out = [];
-                if (code.scrollWidth > code.clientWidth + 1) out.push(`scrolls ${code.scrollWidth - code.clientWidth}px: ${code.innerText.slice(0, 60)}`);
+                if (code.scrollWidth > code.clientWidth + 1)
+                    out.push(`scrolls ${code.scrollWidth - code.clientWidth}px: ${code.innerText.slice(0, 60)}`);
                 const button = code.parentElement.querySelector('.md-clipboard');
                 if (button) {
                     const textRight = code.getBoundingClientRect().right - parseFloat(getComputedStyle(code).paddingRight);
-                    if (textRight > button.getBoundingClientRect().left + 1) out.push(`under the copy button: ${code.innerText.slice(0, 60)}`);
+                    if (textRight > button.getBoundingClientRect().left + 1)
+                        out.push(`under the copy button: ${code.innerText.slice(0, 60)}`);
                 }
                 return out;
             })""")
@@ -237,7 +239,8 @@ def test_no_serious_accessibility_violations(browser_page, lang, scheme):
         else:
             page.goto(base + LANGS[lang] + path)
         page.add_script_tag(path=str(AXE))
-        violations = page.evaluate("""async () => (await axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa']}}))
+        violations = page.evaluate("""async () => (await axe.run(document,
+                                                                 {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa']}}))
             .violations.filter(v => ['serious', 'critical'].includes(v.impact))
             .map(v => `${v.id} (${v.nodes.length}): ${v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(' | ')}`)""")
         if violations:
@@ -293,7 +296,8 @@ def test_printable_cheat_sheet(site, printed):
                     assert {"/FontFile", "/FontFile2", "/FontFile3"} & set(descriptor), f"{font['/BaseFont']} not embedded"
         text = "".join(page.extract_text() for page in reader.pages)
         printable = re.sub(r"[^\x21-\x7e]", "", text)  # code lines, compared without spaces and CJK comments
-        missing = [e.id for p in _topics(lang) for e in p.entries if re.sub(r"[^\x21-\x7e]", "", e.code_line.code) not in printable]
+        missing = [e.id for p in _topics(lang) for e in p.entries
+                   if re.sub(r"[^\x21-\x7e]", "", e.code_line.code) not in printable]
         assert not missing, missing
         home = (site_dir / LANGS[lang] / "index.html").read_text("utf-8")
         assert f'href="{path.name}"' in home
@@ -315,7 +319,8 @@ def test_printable_cheat_sheet_holds_the_chinese_text(printed):
 
 
 def test_api_docs_file_is_what_the_installed_torch_resolves():
-    proc = subprocess.run([sys.executable, "-m", "cheatsheet", "api-docs", "--check"], cwd=PROJECT.root, capture_output=True, text=True)
+    proc = subprocess.run([sys.executable, "-m", "cheatsheet", "api-docs", "--check"],
+                          cwd=PROJECT.root, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
 
 
@@ -339,7 +344,8 @@ def test_main_api_resolution_skips_what_torch_lacks():
     """`resolve` keeps the first candidate that the installed torch has and that is not a module;
     the committed table (checked against torch above) names empty_cache for `del out; gc.collect();
     torch.cuda.empty_cache()`, whose `gc.collect()` is no torch call."""
-    from cheatsheet.tools.api_docs import load, resolve, url
+    from cheatsheet.model.api_links import load
+    from cheatsheet.tools.api_docs import resolve, url
 
     assert resolve(["torch.Tensor.collect", "torch.cuda", "torch.cuda.empty_cache"]) == "torch.cuda.empty_cache"
     links = load(PROJECT.api_docs)
@@ -354,11 +360,11 @@ def test_main_api_resolution_skips_what_torch_lacks():
 def test_every_entry_shows_what_the_record_says(site, lang):
     from urllib.parse import parse_qs, urlsplit
 
+    from cheatsheet.model import api_links
     from cheatsheet.model.record import Record
-    from cheatsheet.tools import api_docs
     _, port = site
     record = Record(PROJECT.record, PROJECT.snippets)
-    links = api_docs.load(PROJECT.api_docs)
+    links = api_links.load(PROJECT.api_docs)
     cuda_says = {  # what the line says for a CUDA verdict that vouches for nothing
         "missing": {"zh": "CUDA：尚未在 GPU 上运行", "en": "CUDA: not yet run"}[lang],
         "stale": {"zh": "CUDA：代码在上次 GPU 验证后改过", "en": "CUDA: changed since last verified on a GPU"}[lang],
@@ -410,7 +416,8 @@ def test_entry_chrome_and_page_table_in_the_browser(browser_page):
     page, base, _ = browser_page
     page.goto(base + "en/gpu-memory/")
     table = page.locator("details.at-a-glance")
-    assert table.is_visible() and table.locator("tbody tr").count() == len(parse_page(PROJECT.docs / "en" / "gpu-memory.md", "en").entries)
+    assert (table.is_visible()
+            and table.locator("tbody tr").count() == len(parse_page(PROJECT.docs / "en" / "gpu-memory.md", "en").entries))
     table.locator("a[href$='#cuda-empty-cache']").click()
     page.wait_for_url("**/en/gpu-memory/#cuda-empty-cache")
     chrome = page.locator("h3#cuda-empty-cache + p.entry-chrome")

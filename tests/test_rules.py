@@ -7,7 +7,7 @@ import pytest
 
 from cheatsheet.check.site import check_site
 from cheatsheet.model.record import check as check_record
-from cheatsheet.model.rules import RULES, Problem, UnknownRule, markdown_table
+from cheatsheet.model.rules import RULES, TABLE_MARKER, Problem, UnknownRule, markdown_table
 from cheatsheet.project import repo
 
 PROJECT = repo()
@@ -37,7 +37,7 @@ def test_contributor_guide_tables_every_rule(lang):
     assert [row.split("`")[1] for row in rows] == list(RULES)
     assert all(RULES[code].summary(lang) in row for code, row in zip(RULES, rows))
     guide = (PROJECT.docs / lang / "contributing.md").read_text("utf-8")
-    assert "<!-- rules-table -->" in guide.splitlines()
+    assert TABLE_MARKER in guide.splitlines()
     assert "| `ENTRY001` |" not in guide, "no hand-written copy of the table left to drift"
 
 

@@ -118,6 +118,17 @@ def test_recipe_cells_follow_the_colour_scheme(browser_page, scheme):
     assert abs(_luminance(colours["codeText"]) - _luminance(colours["code"])) > 0.3, colours
 
 
+@pytest.mark.parametrize("lang,prefix", [("zh", ""), ("en", "en/")])
+def test_contributor_guide_shows_the_rules_table(site, lang, prefix):
+    """The guide's table of codes is rendered from RULES at build time, one row per code."""
+    from cheatsheet.model.rules import RULES, TABLE_MARKER
+
+    site_dir, _ = site
+    built = (site_dir / prefix / "contributing" / "index.html").read_text("utf-8")
+    rows = re.findall(r"<tr>\s*<td><code>([A-Z]+\d+)</code></td>", built)
+    assert rows == list(RULES) and TABLE_MARKER not in built
+
+
 def test_home_page_states_what_the_record_holds(site):
     """The home page's verification summary is generated from verification/, never stronger."""
     from cheatsheet.model.record import summary

@@ -57,7 +57,8 @@ def test_new_refreshes_the_api_docs_table(tmp_path, monkeypatch):
     from dataclasses import replace
 
     from cheatsheet import __main__ as cli
-    from cheatsheet.tools.api_docs import load, refresh
+    from cheatsheet.model.api_links import load
+    from cheatsheet.tools.api_docs import refresh
 
     project = replace(PROJECT, docs=tmp_path / "docs", generated=tmp_path / "generated")
     monkeypatch.setattr(cli, "PROJECT", project)

@@ -49,7 +49,8 @@ RULES: dict[str, Rule] = {
                      "页面或条目里还留着 `cheatsheet new` 写入的占位标记"),
     "ENTRY011": Rule("check", "A fence after the example marker that would run nowhere (`text`, `pycon`, `Python`, ...): "
                               "examples are `python` or `bash` fences",
-                     "示例标记之后有一个哪里都不会运行的代码块（`text`、`pycon`、`Python` 等）：示例只能是 `python` 或 `bash` 代码块"),
+                     "示例标记之后有一个哪里都不会运行的代码块（`text`、`pycon`、`Python` 等）："
+                     "示例只能是 `python` 或 `bash` 代码块"),
     "ENTRY012": Rule("check", "A script shown with `--8<--` that no `bash` example of the entry runs",
                      "用 `--8<--` 展示的脚本没有被本条目的任何 `bash` 示例运行"),
     "ENTRY013": Rule("check", "Output lines in a fence outside any entry, where nothing checks them",
@@ -107,6 +108,10 @@ KINDS = {
     "zh": {"check": "条目检查", "run": "示例运行", "record": "验证记录"},
 }
 HEADER = {"en": ("Code", "From", "Meaning"), "zh": ("代码", "来源", "含义")}
+
+
+# A page holding this line shows markdown_table(lang) there (the site plugin puts it in).
+TABLE_MARKER = "<!-- rules-table -->"
 
 
 def markdown_table(lang: str) -> str:

@@ -5,7 +5,7 @@ cheatsheet/site/, each a plain function of the page model, the record and the st
     on_files         every page parsed once; the ids that moved to another page (aliases)
     on_nav           the pages with entries, in nav order (the all-idioms page)
     on_env           this language's strings for the templates
-    on_page_markdown the markers: <!-- all-idioms -->, <!-- verification-summary -->
+    on_page_markdown the markers: <!-- all-idioms -->, <!-- verification-summary -->, <!-- rules-table -->
     on_page_content  output lines; under each entry's heading its status line; the at-a-glance
                      table and the notebook link of a topic page; a recipe's verification line;
                      the alias anchors
@@ -27,6 +27,7 @@ from mkdocs.config.base import Config
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, event_priority
 
+from cheatsheet.model import api_links, rules
 from cheatsheet.model.langs import LANGS
 from cheatsheet.model.pages import Entry, Page, parse_page, site_lang
 from cheatsheet.model.record import Record, Verdict, summary
@@ -34,7 +35,6 @@ from cheatsheet.project import Project
 from cheatsheet.site import aliases, at_a_glance, english, entry_status, markup, notebooks, output_lines, recipes, search_index
 from cheatsheet.site import summary as verification_summary
 from cheatsheet.site.strings import STRINGS
-from cheatsheet.tools import api_docs
 
 
 class CheatsheetConfig(Config):
@@ -62,7 +62,7 @@ class CheatsheetPlugin(BasePlugin[CheatsheetConfig]):
             english.check_language(lang, config.config_file_path)
         try:
             self.record = Record(self.project.record, self.project.snippets)
-            self.api_links = api_docs.load(self.project.api_docs)
+            self.api_links = api_links.load(self.project.api_docs)
         except (TypeError, KeyError, csv.Error) as e:
             raise PluginError(f"{self.project.record} or {self.project.api_docs}: unreadable ({e})") from e
         self.pages: dict[str, Page] = {}  # source path -> page, every page of this site
@@ -98,6 +98,8 @@ class CheatsheetPlugin(BasePlugin[CheatsheetConfig]):
         if verification_summary.MARKER in markdown:
             figures = summary(self.project.docs, self.project.snippets, self.project.record)
             markdown = markdown.replace(verification_summary.MARKER, verification_summary.render(figures, self.strings))
+        if rules.TABLE_MARKER in markdown:
+            markdown = markdown.replace(rules.TABLE_MARKER, rules.markdown_table(self.lang))
         return markdown
 
     def on_page_content(self, html, page, config, files):

@@ -13,13 +13,12 @@ link every entry to its documentation. `refresh` rewrites it; `python -m cheatsh
 from __future__ import annotations
 
 import ast
-import csv
-import io
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from cheatsheet.check.torch_api import CODE_LINE_ALIASES, _dotted, resolve_name, torch_names
+from cheatsheet.model.api_links import dump
 from cheatsheet.model.pages import LANGS, parse_page, site_files
 
 if TYPE_CHECKING:
@@ -167,21 +166,6 @@ def table(docs: Path) -> list[dict[str, str]]:
             if name:
                 rows.append({"entry": entry.id, "api": name, "url": url(name)})
     return rows
-
-
-def dump(rows: list[dict[str, str]]) -> str:
-    out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=["entry", "api", "url"], lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(rows)
-    return out.getvalue()
-
-
-def load(path: Path) -> dict[str, dict[str, str]]:
-    if not path.is_file():
-        return {}
-    with path.open(encoding="utf-8", newline="") as f:
-        return {row["entry"]: row for row in csv.DictReader(f)}
 
 
 def refresh(project: Project) -> bool:
