@@ -38,7 +38,8 @@ class Query:
 
 def load(path: Path = QUERIES) -> list[Query]:
     with path.open(encoding="utf-8", newline="") as f:
-        return [Query(r["lang"], r["query"], frozenset(r["answers"].split()), r["kind"]) for r in csv.DictReader(f, delimiter="\t")]
+        return [Query(r["lang"], r["query"], frozenset(r["answers"].split()), r["kind"])
+                for r in csv.DictReader(f, delimiter="\t")]
 
 
 def visible_results(page, text: str, timeout: float = 30.0) -> list[str]:
@@ -87,7 +88,8 @@ def evaluate(base: str, browser, queries: list[Query]) -> dict[str, dict]:
 def report(scores: dict[str, dict]) -> str:
     lines = []
     for lang, s in scores.items():
-        lines.append(f"search {lang}: hit@1 {s['hit1']:.2f}  hit@3 {s['hit3']:.2f}  ({s['n']} queries, {len(s['misses'])} misses)")
+        lines.append(f"search {lang}: hit@1 {s['hit1']:.2f}  hit@3 {s['hit3']:.2f}  "
+                     f"({s['n']} queries, {len(s['misses'])} misses)")
         for q, results in s["misses"]:
             lines.append(f"  miss {lang} {q.kind:<9} {q.text!r} -> {results} (answers: {' '.join(sorted(q.answers))})")
     return "\n".join(lines)

@@ -48,7 +48,8 @@ def main():
 
     F.mse_loss(reference(x), y).backward()  # one big batch, one process
     if rank == 0:
-        print("after the last backward, grad matches the full batch:", torch.allclose(net.weight.grad, reference.weight.grad, atol=1e-6))
+        matches = torch.allclose(net.weight.grad, reference.weight.grad, atol=1e-6)
+        print("after the last backward, grad matches the full batch:", matches)
     del model
     gc.collect()  # free DDP's communication state now, not at interpreter exit (gloo can abort there)
     dist.destroy_process_group()

@@ -9,7 +9,7 @@ from cheatsheet.tools.lint_zh import problems
 
 PROJECT = repo()
 
-PYTHON = ["cheatsheet", "tests", "snippets", "overrides"]
+PYTHON = ["cheatsheet", "benchmarks", "tests", "snippets"]
 
 
 def test_python_style_ruff():

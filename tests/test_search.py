@@ -81,7 +81,8 @@ def test_the_index_has_each_entry_once_with_its_code_line_and_fields(site, lang,
             assert (lang == "zh") == ("a" in doc), "the Chinese site's documents carry the English title"
     assert len(entries) == sum(len(p.entries) for p in site_pages(PROJECT.docs, lang) if p.kind == "topic")
     material = json.loads((site_dir / prefix / "search" / "search_index.json").read_text("utf-8"))
-    assert material["docs"] == [] and material["config"]["separator"], "Material keeps its config (highlighting), not its documents"
+    assert material["docs"] == [] and material["config"]["separator"], (
+        "Material keeps its config (highlighting), not its documents")
 
 
 def test_entry_text_is_the_fields_without_markdown():
@@ -147,7 +148,8 @@ def test_matched_words(search_page, query, terms, words):
 ])
 def test_synonyms_add_the_sites_words(search_page, lang, query, added, not_added):
     expanded = search_page[lang].evaluate("q => cheatsheetSearch.load().then(() => cheatsheetSearch.expand(q))", query)
-    assert expanded.startswith(query) and all(w in expanded for w in added) and not any(w in expanded for w in not_added), expanded
+    assert (expanded.startswith(query) and all(w in expanded for w in added)
+            and not any(w in expanded for w in not_added)), expanded
 
 
 def test_mark_keeps_words_whole_and_escapes(search_page):
@@ -210,7 +212,8 @@ def test_the_index_is_fetched_on_the_first_search_not_on_page_load(browser_page)
     page.keyboard.type("freeze")
     page.locator(".cheatsheet-search .md-search-result__item").first.wait_for()
     page.evaluate("cheatsheetSearch.complete()")
-    assert [url for url in fetched if url.endswith(search_index.INDEX)] and [url for url in fetched if url.endswith(search_index.TEXT)]
+    assert ([url for url in fetched if url.endswith(search_index.INDEX)]
+            and [url for url in fetched if url.endswith(search_index.TEXT)])
 
 
 def test_results_shown_before_the_texts_are_indexed_are_ranked_again_after(browser_page):
@@ -221,7 +224,8 @@ def test_results_shown_before_the_texts_are_indexed_are_ranked_again_after(brows
     page.locator(".cheatsheet-search .md-search-result__item").first.wait_for()
     page.evaluate("cheatsheetSearch.complete()")
     full = page.evaluate("q => cheatsheetSearch.search(q).then(r => r.slice(0, 5).map(x => x.u.split('#')[1]))", "显存一直涨")
-    page.wait_for_function("ids => [...document.querySelectorAll('.cheatsheet-search a')].slice(0, 5).map(a => a.hash.slice(1)).join() === ids.join()", arg=full)
+    page.wait_for_function("ids => [...document.querySelectorAll('.cheatsheet-search a')].slice(0, 5)"
+                           ".map(a => a.hash.slice(1)).join() === ids.join()", arg=full)
 
 
 def test_search_and_the_page_script_work_on_the_404_page(browser_page):

@@ -31,7 +31,8 @@ GPU = dict(ROW, torch="2.13.0+cu130", device="H200 (sm_90)")
 
 # --- the synthetic site ---------------------------------------------------------------------
 
-LABELS = {"zh": ("助记：", "作用：", "使用前提：", "**解释性示例：**"), "en": ("Mnemonic:", "What it does:", "Prerequisites:", "**Example:**")}
+LABELS = {"zh": ("助记：", "作用：", "使用前提：", "**解释性示例：**"),
+          "en": ("Mnemonic:", "What it does:", "Prerequisites:", "**Example:**")}
 
 
 def _entry(lang: str, title: str, attrs: str, code: str, printed: str) -> str:
@@ -232,7 +233,8 @@ def test_the_summary_counts_the_verdicts():
                        "python": ["3.11.7"], "devices": ["AMD EPYC"], "dates": ["2026-12-01"]},
                "cuda": {"entries": 4, "states": {"missing": 4}, "torch": [], "python": [], "devices": [], "dates": []}}
     assert verification_summary.render(figures, ZH) == (
-        "- **CPU**：2 / 4 个条目的示例通过（PyTorch 2.13.0+cpu，Python 3.11.7，AMD EPYC，2026-12-01）；另有 1 个条目的示例只能在 GPU 上运行。\n"
+        "- **CPU**：2 / 4 个条目的示例通过（PyTorch 2.13.0+cpu，Python 3.11.7，AMD EPYC，2026-12-01）；"
+        "另有 1 个条目的示例只能在 GPU 上运行。\n"
         "- **CUDA**：还没有记录在案的 GPU 运行，`#cuda>` 行尚未在 GPU 上核对。")
     figures["cuda"] = dict(figures["cpu"], states={"passed": 1}, torch=["2.13.0+cu130"], devices=["H200 (sm_90)"])
     assert verification_summary.render(figures, EN).splitlines()[1] == (
@@ -267,7 +269,8 @@ def _page(lang: str, name: str):
 def test_at_a_glance_tables():
     alpha = _page("zh", "alpha.md")
     table = at_a_glance.page_table(alpha, ZH)
-    assert table.startswith('<details class="at-a-glance abstract" open data-search-exclude>\n<summary>本页速查（2 条）</summary>\n')
+    assert table.startswith('<details class="at-a-glance abstract" open data-search-exclude>\n'
+                            '<summary>本页速查（2 条）</summary>\n')
     assert '<tr><td><a href="#alpha-one">第一条</a></td><td><code>x = 1</code></td></tr>' in table
     view = at_a_glance.all_idioms([("alpha/", alpha), ("beta/", _page("zh", "beta.md")),
                                    ("recipes/demo/", _page("zh", "recipes/demo.py"))], "all/", ZH)
@@ -369,7 +372,8 @@ def test_the_all_idioms_page_and_the_home_page_summary(built, lang, prefix):
 @pytest.mark.parametrize("lang,prefix", [("zh", ""), ("en", "en/")])
 def test_the_recipe_page_and_notebook(built, lang, prefix):
     html = _html(built, prefix + "recipes/demo")
-    passed = {"zh": "CPU 上通过（PyTorch 2.13.0+cpu，2026-12-01）；GPU 上尚未运行", "en": "passed on CPU (PyTorch 2.13.0+cpu, 2026-12-01)"}
+    passed = {"zh": "CPU 上通过（PyTorch 2.13.0+cpu，2026-12-01）；GPU 上尚未运行",
+              "en": "passed on CPU (PyTorch 2.13.0+cpu, 2026-12-01)"}
     assert '</h1><p class="recipe-verification">' in html and passed[lang] in html
     book = json.loads((built / prefix / "recipes" / "demo.ipynb").read_text("utf-8"))
     assert len(book["cells"]) == 2 and "jupytext" not in book["metadata"]

@@ -291,7 +291,7 @@ def parse_page(path: Path, lang: str) -> Page:
 
 def site_lang(config) -> str:
     """The language of the site an MkDocs config builds: its docs folder (docs/zh, docs/en), else
-    the theme's language. For the hooks in overrides/hooks/."""
+    the theme's language. For the site plugin (cheatsheet/site/plugin.py)."""
     name = Path(config.docs_dir).name
     return name if name in LANGS else config.theme["language"]
 
