@@ -24,6 +24,7 @@ import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+from cheatsheet.model.langs import LANGS, URL_PREFIX
 from cheatsheet.model.pages import site_pages
 from cheatsheet.project import repo
 from cheatsheet.site.search_index import INDEX, TEXT
@@ -40,12 +41,13 @@ def timed(cmd: list[str], **kwargs) -> float:
 
 
 def entry_counts() -> None:
-    print("entries per page (zh / en):")
-    counts = {lang: {p.path.name: len(p.entries) for p in site_pages(PROJECT.docs, lang)} for lang in ("zh", "en")}
-    for name, n in counts["zh"].items():
-        if n or counts["en"].get(name):
-            print(f"  {name[:-3]:<16} {n:>3} / {counts['en'].get(name, 0):>3}")
-    print(f"  {'total':<16} {sum(counts['zh'].values()):>3} / {sum(counts['en'].values()):>3}")
+    print(f"entries per page ({' / '.join(LANGS)}):")
+    counts = {lang: {p.path.name: len(p.entries) for p in site_pages(PROJECT.docs, lang)} for lang in LANGS}
+    first, *others = LANGS
+    for name, n in counts[first].items():
+        if n or any(counts[lang].get(name) for lang in others):
+            print(f"  {name[:-3]:<16} {' / '.join(f'{counts[lang].get(name, 0):>3}' for lang in LANGS)}")
+    print(f"  {'total':<16} {' / '.join(f'{sum(counts[lang].values()):>3}' for lang in LANGS)}")
 
 
 def grown_site(target: Path, scale: float) -> int:
@@ -62,7 +64,7 @@ def grown_site(target: Path, scale: float) -> int:
         for page in pages:
             if total >= goal:
                 break
-            for lang in ("zh", "en"):
+            for lang in LANGS:
                 text = (PROJECT.docs / lang / page.path.name).read_text("utf-8")
                 text = re.sub(r"\{ #([a-z0-9-]+) \}", rf"{{ #\1-copy{copy} }}", text)
                 (target / lang / f"{page.path.stem}-copy{copy}.md").write_text(text, "utf-8")
@@ -124,23 +126,27 @@ def against(rev: str, env: dict) -> None:
             subprocess.run(["git", "worktree", "remove", "--force", str(tree)], cwd=PROJECT.root, check=False)
 
 
+# bench's options: flag -> add_argument's keywords (the one place they are written).
+OPTIONS = {
+    "--suite": {"action": "store_true",
+                "help": "also time one full `pytest` run: wall time, time per test group, examples run"},
+    "--against": {"metavar": "REV", "help": "with --suite: also time the test suite of commit REV, in a worktree "
+                                            "with a virtual environment of its own requirements.txt"},
+    "--scale": {"type": float, "metavar": "F", "help": "with --suite: also time the suite over a copy of the site "
+                                                      "grown to F times its entries (Python-only pages copied under new "
+                                                      "ids), e.g. 1.5"},
+    "--search": {"action": "store_true", "help": "also type the search benchmark (200 queries), the held-out set (99) "
+                                                 "and each entry's own task words into Chromium"},
+    "--search-scale": {"type": int, "metavar": "N", "help": "build a site grown to N entries per language (in a temporary "
+                                                            "folder) and time its first search result in Chromium, e.g. 2000"},
+}
+
+
 def options() -> argparse.ArgumentParser:
     """bench's options, for the CLI's `bench` command (`parents=[options()]`)."""
     parser = argparse.ArgumentParser(add_help=False)
-    parser.add_argument("--suite", action="store_true",
-                        help="also time one full `pytest` run: wall time, time per test group, examples run")
-    parser.add_argument("--against", metavar="REV",
-                        help="with --suite: also time the test suite of commit REV, in a worktree with a virtual "
-                             "environment of its own requirements.txt")
-    parser.add_argument("--scale", type=float, metavar="F",
-                        help="with --suite: also time the suite over a copy of the site grown to F times its entries "
-                             "(Python-only pages copied under new ids), e.g. 1.5")
-    parser.add_argument("--search", action="store_true",
-                        help="also type the search benchmark (200 queries), the held-out set (99) and each entry's own "
-                             "task words into Chromium")
-    parser.add_argument("--search-scale", type=int, metavar="N",
-                        help="build a site grown to N entries per language (in a temporary folder) and time its first "
-                             "search result in Chromium, e.g. 2000")
+    for flag, keywords in OPTIONS.items():
+        parser.add_argument(flag, **keywords)
     return parser
 
 
@@ -154,7 +160,7 @@ def main(args: argparse.Namespace) -> None:
         site = Path(tmp) / "site"
         runs = [timed([str(BIN / "mkdocs"), "build", "--strict", "-d", str(site)], env=env) for _ in range(3)]
         print(f"mkdocs build --strict, both languages: median {statistics.median(runs):.1f} s over {len(runs)} runs")
-        for lang, prefix in (("zh", ""), ("en", "en/")):
+        for lang, prefix in URL_PREFIX.items():
             docs = len(json.loads((site / prefix / INDEX).read_text("utf-8"))["docs"])
             files = {name: site / prefix / name for name in (INDEX, TEXT)}
             sizes = ", ".join(f"{name} {f.stat().st_size / 1024:.0f} KiB "
@@ -224,7 +230,7 @@ def search_at_scale(entries: int, env: dict) -> None:
         print(f"grown site: {total} entries per language, built in {build:.1f} s")
         queries = {"zh": "显存", "en": "memory"}
         with serve(root / "site") as base, chromium() as browser:
-            for lang, prefix in (("zh", ""), ("en", "en/")):
+            for lang, prefix in URL_PREFIX.items():
                 sizes = [(root / "site" / prefix / name).stat().st_size / 2**20 for name in (INDEX, TEXT)]
                 page = browser.new_page()
                 page.add_init_script(PAINT_CLOCK)

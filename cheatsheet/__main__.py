@@ -103,13 +103,14 @@ def cmd_check(args) -> int:
     """Run the entry checker over the whole site: one line per problem, then the counts."""
     from cheatsheet.check.site import check_site
     from cheatsheet.check.torch_api import inspect_names
+    from cheatsheet.model.langs import LANGS
     from cheatsheet.model.pages import site_pages
 
     problems = [p for _, p in check_site(PROJECT.docs, PROJECT.snippets, inspect_names)]
     for problem in problems:
         print(problem)
-    counts = {lang: sum(len(p.entries) for p in site_pages(PROJECT.docs, lang)) for lang in ("zh", "en")}
-    print(f"{counts['zh']} entries in docs/zh, {counts['en']} in docs/en, {len(problems)} problem(s)")
+    counts = [f"{sum(len(p.entries) for p in site_pages(PROJECT.docs, lang))} entries in docs/{lang}" for lang in LANGS]
+    print(f"{', '.join(counts)}, {len(problems)} problem(s)")
     return 1 if problems else 0
 
 

@@ -58,6 +58,16 @@ def _pages(lang: str) -> dict[str, str]:
     }
 
 
+# The plugins both languages list before ours (a child config's `plugins:` replaces its parent's).
+PLUGINS = """\
+  - search
+  - mkdocs-jupyter:
+      include: ["recipes/*.py"]
+      ignore: ["*.md"]
+      execute: false
+      no_prompt: true
+      cache: false
+"""
 MKDOCS_YML = """\
 site_name: Test
 site_url: http://example.test/
@@ -71,14 +81,7 @@ theme:
   language: zh
   font: false
 plugins:
-  - search
-  - mkdocs-jupyter:
-      include: ["recipes/*.py"]
-      ignore: ["*.md"]
-      execute: false
-      no_prompt: true
-      cache: false
-  - cheatsheet:
+{plugins}  - cheatsheet:
       languages:
         en: mkdocs.en.yml
 markdown_extensions:
@@ -99,14 +102,7 @@ site_dir: site/en
 theme:
   language: en
 plugins:
-  - search
-  - mkdocs-jupyter:
-      include: ["recipes/*.py"]
-      ignore: ["*.md"]
-      execute: false
-      no_prompt: true
-      cache: false
-  - cheatsheet
+{plugins}  - cheatsheet
 """
 
 
@@ -124,8 +120,9 @@ def write_site(root: Path) -> Path:
     (root / "generated").mkdir()
     (root / "generated" / "api-docs.csv").write_text(
         "entry,api,url\nalpha-one,torch.zeros,https://docs.pytorch.org/docs/stable/generated/torch.zeros.html\n", "utf-8")
-    (root / "mkdocs.yml").write_text(MKDOCS_YML.format(overrides=PROJECT.root / "overrides", snippets=root / "snippets"), "utf-8")
-    (root / "mkdocs.en.yml").write_text(MKDOCS_EN_YML, "utf-8")
+    zh = MKDOCS_YML.format(overrides=PROJECT.root / "overrides", snippets=root / "snippets", plugins=PLUGINS)
+    (root / "mkdocs.yml").write_text(zh, "utf-8")
+    (root / "mkdocs.en.yml").write_text(MKDOCS_EN_YML.format(plugins=PLUGINS), "utf-8")
     zh = root / "docs" / "zh"
     one = parse_page(zh / "alpha.md", "zh").entry("alpha-one").code_hash(root / "snippets")
     demo = parse_page(zh / "recipes" / "demo.py", "zh").entries[0].code_hash(root / "snippets")

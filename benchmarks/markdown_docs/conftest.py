@@ -118,18 +118,10 @@ if MODE == "model":
 
     # runtest takes no asyncio_runner: pytest-markdown-docs calls it with one, catches the TypeError and calls again
     # without. A runner that took **kwargs would be called twice for every fence that raised a TypeError.
-    @register_runner()
-    class CheatsheetPython(_Runner):
-        def runtest(self, test, args):
-            _hand_off("run", test)
+    def repr_failure(self, test, excinfo, style=None):
+        return str(excinfo.value)
 
-        def repr_failure(self, test, excinfo, style=None):
-            return str(excinfo.value)
-
-    @register_runner()
-    class CheatsheetBash(_Runner):
-        def runtest(self, test, args):
-            _hand_off("shell", test)
-
-        def repr_failure(self, test, excinfo, style=None):
-            return str(excinfo.value)
+    # Registered by class name, picked by `runner:NAME` in a fence's info string.
+    for name, kind in (("CheatsheetPython", "run"), ("CheatsheetBash", "shell")):
+        runtest = lambda self, test, args, kind=kind: _hand_off(kind, test)  # noqa: E731
+        register_runner()(type(name, (_Runner,), {"runtest": runtest, "repr_failure": repr_failure}))

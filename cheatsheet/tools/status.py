@@ -12,8 +12,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+from cheatsheet.model.langs import LANGS
 from cheatsheet.model.pages import parse_page, site_files
-from cheatsheet.project import repo
+from cheatsheet.project import Project, repo
 
 PROJECT = repo()
 
@@ -46,14 +47,16 @@ def newest(commits: list[tuple[str, int]], first: int, last: int) -> tuple[str, 
 
 def stale_entries(repo: Path = PROJECT.root) -> list[str]:
     report = []
-    zh_root, en_root = repo / "docs" / "zh", repo / "docs" / "en"
+    zh, en = LANGS
+    docs = Project.load(repo).docs
+    zh_root, en_root = docs / zh, docs / en
     for zh_path in site_files(zh_root):
         en_path = en_root / zh_path.relative_to(zh_root)
         if not en_path.exists():
             continue  # a missing page is the checker's business (PAIR001)
         zh_commits, en_commits = line_commits(zh_path, repo), line_commits(en_path, repo)
-        en_entries = {e.id: e for e in parse_page(en_path, "en").entries}
-        for z in parse_page(zh_path, "zh").entries:
+        en_entries = {e.id: e for e in parse_page(en_path, en).entries}
+        for z in parse_page(zh_path, zh).entries:
             e = en_entries.get(z.id)
             if e is None:
                 continue
@@ -61,8 +64,8 @@ def stale_entries(repo: Path = PROJECT.root) -> list[str]:
             en_commit, en_time = newest(en_commits, e.line, e.end_line)
             if zh_commit == en_commit:
                 continue
-            newer, older = ("zh", "en") if zh_time > en_time else ("en", "zh")
-            commit = zh_commit if newer == "zh" else en_commit
+            newer, older = (zh, en) if zh_time > en_time else (en, zh)
+            commit = zh_commit if newer == zh else en_commit
             where = "uncommitted edits" if commit == UNCOMMITTED else f"commit {commit[:10]}"
             report.append(f"{zh_path.relative_to(repo)}:{z.line}: [{z.id}] {newer} changed later ({where}); "
                           f"check the {older} side")
