@@ -16,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from cheatsheet import display
+from cheatsheet.model.record import SOURCES, STATES
 from cheatsheet.project import repo
 
 PROJECT = repo()
@@ -140,29 +141,40 @@ def cmd_lint_zh(args) -> int:
 
 @command(arg("--dir", default=str(PROJECT.record), help="the record's folder (default: verification/)"),
          arg("--prune", action="store_true", help="drop rows whose entry changed since they were written"),
-         arg("--merge", nargs="+", metavar="DIR", help="fold record parts (folders with cpu.csv / cuda.csv) into --dir"))
+         arg("--merge", nargs="+", metavar="PART", help="fold record parts (folders laid out RELEASE/DEVICE.csv) into --dir"),
+         arg("--source", choices=SOURCES, help="with --merge: who ran the parts' rows (ci, gpu, submitted)"),
+         arg("--diff", nargs=2, metavar=("OLD", "NEW"),
+             help="only print, as Markdown, what changed from record (or part) OLD to NEW: the watch issue's body"))
 def cmd_record(args) -> int:
-    """Summarize and check the verification record: what ran where, and whether it is current."""
-    from cheatsheet.model.record import DEVICES, Recorder, check, merge, summary
+    """Summarize and check the verification record: per release and device, what ran and whether it is current.
 
+    Every release the project claims ([tool.cheatsheet] releases) needs a current, passing CPU row
+    for every entry; every row of any release must still match the code it verified."""
+    from cheatsheet.model.record import Recorder, check, merge, summary
+
+    if args.diff:
+        from cheatsheet.tools.watch import issue_body
+
+        print(issue_body(Path(args.diff[0]), Path(args.diff[1]), PROJECT.docs), end="")
+        return 0
     record_dir = Path(args.dir)
     if args.merge:
-        counts = merge([Path(p) for p in args.merge], record_dir, PROJECT.docs)
-        rows = ", ".join(f"{n} {d} rows" for d, n in counts.items())
+        counts = merge([Path(p) for p in args.merge], record_dir, PROJECT.docs, args.source)
+        rows = ", ".join(f"{n} {release}/{device} rows" for (release, device), n in counts.items())
         print(f"merged {len(args.merge)} part(s) into {display(record_dir)}: {rows}")
     if args.prune:
         dropped = Recorder(record_dir, PROJECT.docs, PROJECT.snippets).drop_stale()
         print("\n".join(f"dropped {d}" for d in dropped) or "no stale rows")
-    for device, figures in summary(PROJECT.docs, PROJECT.snippets, record_dir).items():
-        states = ", ".join(f"{n} {state}" for state, n in sorted(figures["states"].items()))
-        sources = (f"; torch {', '.join(figures['torch'])}; {'; '.join(figures['devices'])}; {', '.join(figures['dates'])}"
-                   if figures["torch"] else "")
-        print(f"{device}: {figures['entries']} entries: {states}{sources}")
-    problems = check(PROJECT.docs, PROJECT.snippets, record_dir)
+    for (release, device), figures in summary(PROJECT.docs, PROJECT.snippets, record_dir).items():
+        states = ", ".join(f"{figures['states'].get(state, 0)} {state}" for state in STATES if figures["states"].get(state))
+        ran = f"; torch {', '.join(figures['torch'])}; {'; '.join(figures['devices'])}; {', '.join(figures['dates'])}" \
+            if figures["torch"] else ""
+        print(f"torch {release} {device}: {figures['entries']} entries: {states}{ran}")
+    problems = check(PROJECT.docs, PROJECT.snippets, record_dir, PROJECT.releases)
     for problem in problems:
         print(problem)
-    current = f" (every row current; devices: {', '.join(DEVICES)})"
-    print(f"{len(problems)} problem(s) in the record" + ("" if problems else current))
+    claimed = f" (claimed releases {', '.join(PROJECT.releases)}: every entry passed on CPU, every row current)"
+    print(f"{len(problems)} problem(s) in the record" + ("" if problems else claimed))
     return 1 if problems else 0
 
 

@@ -7,6 +7,7 @@ read this one object; `[tool.cheatsheet]` in the project's pyproject.toml may ch
     snippets = "snippets"        # files that pages include (--8<--) and examples launch
     record = "verification"      # the verification record (cpu.csv, cuda.csv)
     generated = "generated"      # committed files the tools write (api-docs.csv)
+    releases = ["2.14.1", "2.13.0"]  # the torch releases the project claims: each has a full record
     timeout = 120                # seconds a Python example may run
     shell-timeout = 600          # seconds a shell example may run
 """
@@ -31,6 +32,7 @@ class Project:
     generated: Path
     timeout: float = 120.0
     shell_timeout: float = 600.0
+    releases: tuple[str, ...] = ()
 
     @property
     def api_docs(self) -> Path:
@@ -44,7 +46,7 @@ class Project:
         pyproject = root / "pyproject.toml"
         raw = tomllib.loads(pyproject.read_text("utf-8")) if pyproject.is_file() else {}
         settings = raw.get("tool", {}).get("cheatsheet", {})
-        unknown = set(settings) - {"docs", "snippets", "record", "generated", "timeout", "shell-timeout"}
+        unknown = set(settings) - {"docs", "snippets", "record", "generated", "timeout", "shell-timeout", "releases"}
         if unknown:
             raise ValueError(f"{pyproject}: unknown [tool.cheatsheet] setting(s) {sorted(unknown)}")
         return cls(
@@ -55,6 +57,7 @@ class Project:
             generated=root / settings.get("generated", "generated"),
             timeout=float(settings.get("timeout", 120)),
             shell_timeout=float(settings.get("shell-timeout", 600)),
+            releases=tuple(settings.get("releases", ())),
         )
 
     def with_docs(self, docs: Path) -> Project:

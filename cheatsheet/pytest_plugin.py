@@ -28,15 +28,16 @@ from pathlib import Path
 import pytest
 
 from cheatsheet import display
-from cheatsheet.check.outputs import Unplaceable, expected_code, mismatch
+from cheatsheet.check.example import judge
+from cheatsheet.check.outputs import Unplaceable, expected_code
 from cheatsheet.check.site import check_site
 from cheatsheet.model.devices import DEVICES
 from cheatsheet.model.edits import PageEdits
 from cheatsheet.model.pages import Entry, Fence, comparable_code, counterpart, page_lang, parse_page
-from cheatsheet.model.record import Recorder, Row, row_result
+from cheatsheet.model.record import SOURCES, Recorder, Row, release_of, row_result
 from cheatsheet.model.rules import Problem
 from cheatsheet.project import Project
-from cheatsheet.run.pool import TaskTimeout, WorkerDied, gpu_absent_reason
+from cheatsheet.run.pool import gpu_absent_reason
 from cheatsheet.run.session import Session
 
 RUN_KEY = pytest.StashKey["Run"]()
@@ -48,6 +49,7 @@ def pytest_addoption(parser):
                     help="write what the examples print into their output lines, in both languages")
     group.addoption("--record", action="store_true", help="write the verification record (one row per entry and device)")
     group.addoption("--record-dir", default=None, help="where the record is read and written (default: verification/)")
+    group.addoption("--record-source", default="ci", choices=SOURCES, help="who the rows say ran them (default: ci)")
     group.addoption("--resume", action="store_true", help="skip examples that the record already vouches for (same code, passed)")
     group.addoption("--entry", action="append", default=[], metavar="ID", help="run only this entry (exact id; repeatable)")
     group.addoption("--shard", default=None, metavar="I/N", help="run only the I-th of N groups of pages")
@@ -83,7 +85,8 @@ class Run:
         self.report: dict[tuple[str, str], list[Problem]] | None = None
         self.pages_checked: set[Path] = set()
         self.updates: dict[int, tuple[Entry, Fence, dict[str, tuple]]] = {}  # fence -> its runs' outputs per device
-        self.outcomes: dict[tuple[str, str], dict[str, str]] = {}  # (entry, device) -> item name -> outcome
+        # (entry, device) -> item name -> (outcome, note)
+        self.outcomes: dict[tuple[str, str], dict[str, tuple[str, str]]] = {}
         record_dir = Path(config.option.record_dir or project.record)
         self.recorder = Recorder(record_dir, self.docs, self.snippets) if (config.option.record or config.option.resume) else None
         self.recording = config.option.record
@@ -114,17 +117,18 @@ class Run:
         if not self.recording or outcome == "resumed":
             return
         got = self.outcomes.setdefault((item.entry.id, item.device), {})
-        got[item.name] = outcome
+        got[item.name] = (outcome, getattr(item, "note", ""))
         if len(got) < len(item.entry.examples) or not item.entry.id:
             return
-        result = row_result(set(got.values()))
+        result = row_result({outcome for outcome, _ in got.values()})
         if result is None:
             return
         info = self.session.worker_info(item.device)
         rel = item.entry.path.relative_to(self.docs / "zh").as_posix()
         date = datetime.datetime.now(datetime.UTC).date().isoformat()
-        self.recorder.add(item.device, Row(rel, item.entry.id, result, item.entry.code_hash(self.snippets),
-                                           info.torch, info.python, info.device_name, date))
+        note = next((note for _, note in got.values() if note), "")
+        self.recorder.add(item.device, Row(rel, item.entry.id, result, item.entry.code_hash(self.snippets), info.torch,
+                                           info.python, info.device_name, date, self.config.option.record_source, note))
 
     def write_updates(self) -> list[str]:
         """Write the collected outputs into both languages; returns what changed."""
@@ -233,40 +237,21 @@ class ExampleItem(pytest.Item):
         elif device == "cuda" and run.no_gpu:
             self.add_marker(pytest.mark.skip(reason=f"[{entry.label}] CUDA run not possible here: {run.no_gpu}"))
 
-    def problem(self, code: str, message: str, line: int | None = None) -> Problem:
-        # `or 1`: a recipe's fence is its whole file: line 0
-        return Problem(self.fence.path, line or self.fence.line or 1, self.entry.example_name(self.fence), code, message)
-
     def runtest(self):
         run: Run = self.config.stash[RUN_KEY]
-        try:
-            if self.device == "cuda":
-                info = run.session.worker_info("cuda")
-                if not info.cuda_available:
-                    pytest.skip(f"[{self.entry.label}] CUDA run not possible here: torch {info.torch} sees no CUDA device")
-            result = run.submit(self).result()
-        except TaskTimeout as e:
-            raise ExampleFailure(self.problem("RUN003", f"example on {self.device}: {e}")) from None
-        except WorkerDied as e:
-            raise ExampleFailure(self.problem("RUN004", f"example on {self.device}: {e}")) from None
-        if result.skip:
-            pytest.skip(f"[{self.entry.label}] {result.skip}")
-        if result.error:
-            shown = "\n".join(f"#> {line}".rstrip() for line in result.printed)
-            stderr = f"\n--- stderr (last lines)\n{result.stderr.rstrip()}" if result.stderr.strip() else ""
-            raise ExampleFailure(self.problem("RUN002", f"example on {self.device} failed:\n{result.error.rstrip()}"
-                                              + (f"\n--- printed before the error\n{shown}" if shown else "") + stderr))
-        try:
-            found = mismatch(self.fence, expected_code(self.fence, {self.device: result.outputs}))
-        except Unplaceable as e:
-            raise ExampleFailure(self.problem("RUN001", f"the output lines on {self.device} cannot be checked: {e}.")) from None
-        if found is not None:
-            if self.config.option.update_output:
-                run.update(self, result.outputs)
-                return
-            raise ExampleFailure(self.problem(
-                "RUN001", f"the output lines on {self.device} are not what the example printed, each under the statement that "
-                f"printed it (`-` the page, `+` after this run; `--update-output` writes it):\n{found.diff}", line=found.line))
+        if self.device == "cuda":
+            info = run.session.worker_info("cuda")
+            if not info.cuda_available:
+                pytest.skip(f"[{self.entry.label}] CUDA run not possible here: torch {info.torch} sees no CUDA device")
+        found = judge(self.entry, self.fence, self.device, run.submit(self))
+        self.note = found.note
+        if found.result is not None and found.result.skip:
+            pytest.skip(f"[{self.entry.label}] {found.result.skip}")
+        if found.mismatch is not None and self.config.option.update_output:
+            run.update(self, found.result.outputs)
+            return
+        if found.problem is not None:
+            raise ExampleFailure(found.problem)
 
     def repr_failure(self, excinfo, style=None):
         if isinstance(excinfo.value, ExampleFailure):
@@ -315,7 +300,8 @@ def pytest_collection_modifyitems(session, config, items):
     if config.option.resume and run.recorder is not None:
         for item in keep:
             if isinstance(item, ExampleItem) and not item.get_closest_marker("skip"):
-                row = run.recorder.rows[item.device].get(item.entry.id)
+                release = release_of(run.session.worker_info(item.device).torch)
+                row = run.recorder.row(release, item.device, item.entry.id)
                 if row and row.result == "passed" and row.hash == item.entry.code_hash(run.snippets):
                     item.add_marker(pytest.mark.skip(reason=f"[{item.entry.label}] already verified on {item.device} "
                                                             f"({row.device}, torch {row.torch}, {row.date}): --resume"))

@@ -1,6 +1,7 @@
 """Helpers for the tests that run pytest on pages they write (the plugin's own tests), and
 `early`: session fixtures whose slow subprocesses start as soon as collection ends."""
 
+import importlib.metadata
 import os
 import socket
 import subprocess
@@ -19,6 +20,8 @@ from cheatsheet.site.browser import CHROMIUM, chromium, serve
 PROJECT = repo()
 
 pytest_plugins = ["pytester"]
+# The torch the examples run on here (the record files its rows under this release).
+TORCH = importlib.metadata.version("torch")
 
 EN_LABELS = {"助记：": "Mnemonic: ", "作用：": "What it does: ", "使用前提：": "Prerequisites: ",
              "**解释性示例：**": "**Example:**", "# 测试页": "# Test page"}
@@ -135,8 +138,9 @@ def probe_run(root: Path):
             (docs / lang / fixture.name).mkdir(exist_ok=True)
             (docs / lang / fixture.name / "page.md").write_text(text, "utf-8")
     vouched = parse_page(docs / "zh" / "A-probes.md", "zh").entry("already-verified")
-    save(root / "verification", "cpu", [Row("A-probes.md", "already-verified", "passed", vouched.code_hash(root / "snippets"),
-                                            "2.13.0+cpu", "3.11.7", "an earlier machine", "2026-11-30")])
+    row = Row("A-probes.md", "already-verified", "passed", vouched.code_hash(root / "snippets"), TORCH, "3.11.7",
+              "an earlier machine", "2026-11-30")
+    save(root / "verification", row.release, "cpu", [row])
     proc = run_pytest(root, "-rA", "--workers", "1", "--record", "--resume", env=dict(os.environ, PROBE_SECRET="1"))
     return root, proc.stdout + proc.stderr
 

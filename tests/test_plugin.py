@@ -6,10 +6,11 @@ import re
 import shutil
 
 import pytest
-from conftest import early, outcome, run_pytest, write_site
+from conftest import TORCH, early, outcome, run_pytest, write_site
 from probe_pages import entry
 
 from cheatsheet.model.record import check as check_record
+from cheatsheet.model.record import release_of
 
 
 @pytest.fixture(scope="module")
@@ -19,7 +20,7 @@ def probes(probe_run):
 
 def test_resume_skips_what_the_record_vouches_for_and_keeps_its_row(probe_run):
     root, output = probe_run
-    assert "[already-verified] already verified on cpu (an earlier machine, torch 2.13.0+cpu, 2026-11-30): --resume" in output
+    assert f"[already-verified] already verified on cpu (an earlier machine, torch {TORCH}, 2026-11-30): --resume" in output
     assert rows(root)["already-verified"]["device"] == "an earlier machine"
 
 
@@ -29,6 +30,16 @@ def test_the_record_says_what_passed_failed_or_needs_a_gpu(probe_run):
     assert results["good-output"] == results["fresh-state"] == "passed"
     assert results["run001"] == results["run003"] == results["system-exit-fails"] == "failed"
     assert results["cuda-only"] == "needs-cuda"
+
+
+def test_each_row_says_who_ran_it_and_what_failed(probe_run):
+    root, _ = probe_run
+    found = rows(root)
+    assert {row["source"] for row in found.values()} == {"ci"}
+    assert found["good-output"]["note"] == ""
+    assert found["run001"]["note"] == "RUN001 -#> tensor(3.) / +#> tensor(2.)"
+    assert found["system-exit-fails"]["note"] == "RUN002 SystemExit: 0"
+    assert found["run003"]["note"].startswith("RUN003 example on cpu: no result after 3 s")
 
 
 @pytest.mark.parametrize("test", ["good-output[cpu]", "leaves-state[cpu]", "fresh-state[cpu]", "cpu-run-sees-no-gpu[cpu]",
@@ -116,7 +127,7 @@ RECORD = entry("gpu-only", """
 
 
 def rows(root, device="cpu"):
-    with open(root / "verification" / f"{device}.csv", encoding="utf-8") as f:
+    with open(root / "verification" / release_of(TORCH) / f"{device}.csv", encoding="utf-8") as f:
         return {row["entry"]: row for row in csv.DictReader(f)}
 
 

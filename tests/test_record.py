@@ -9,6 +9,6 @@ PROJECT = repo()
 
 
 def test_the_committed_record_matches_the_pages():
-    problems = check(PROJECT.docs, PROJECT.snippets, PROJECT.record)
+    problems = check(PROJECT.docs, PROJECT.snippets, PROJECT.record, PROJECT.releases)
     assert not problems, "\n" + "\n".join(map(str, problems))
 

@@ -1,14 +1,20 @@
-"""The verification record: which entry's examples passed on which device, on which torch.
+"""The verification record: a compatibility matrix of entry x torch release x device.
 
-One CSV file per device under verification/ (cpu.csv, cuda.csv), one row per entry:
+One folder per torch release under verification/ (verification/2.14.1/), one CSV file per device
+in it (cpu.csv, cuda.csv), one row per entry:
 
-    page, entry, result, hash, torch, python, device, date
+    page, entry, result, hash, torch, python, device, date, source, note
 
 `result` is `passed`, `failed`, or `needs-cuda` (a CPU row for an entry whose examples all
 require CUDA). `hash` is `Entry.code_hash`: the examples' code and output lines (comments aside)
 and the snippets they run, so a row stops vouching for an entry as soon as its code changes.
-Rows are written by `pytest --record` as each entry finishes (a run cut short keeps what it got)
-and checked by `check`, which the test suite runs: the committed record cannot drift.
+`torch` is the version that ran (2.14.1+cu128); its release (2.14.1) names the folder. `source`
+says who ran it (SOURCES); `note` is the first line of what failed.
+
+Rows are written by `pytest --record` and `python -m cheatsheet verify` as each entry finishes (a
+run cut short keeps what it got), folded in by `record --merge`, and checked by `check`, which the
+test suite runs. The releases the project claims (`[tool.cheatsheet] releases`) need a current,
+passing CPU row for every entry; any other folder (an older release, a submitted run) may be partial.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ from __future__ import annotations
 import csv
 import io
 import os
+import re
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
@@ -23,6 +30,11 @@ from cheatsheet import display
 from cheatsheet.model.devices import DEVICES
 from cheatsheet.model.pages import Entry, site_pages
 from cheatsheet.model.rules import Problem
+
+# Who ran a row: this project's CI (or the test suite run by a maintainer), a maintainer's run on a
+# GPU machine, or a reader's `python -m cheatsheet verify` sent in as a record part.
+SOURCES = ("ci", "gpu", "submitted")
+RELEASE_DIR = re.compile(r"^\d+\.\d+(\.\d+)?([a-z0-9.]*)$")
 
 
 @dataclass
@@ -35,10 +47,28 @@ class Row:
     python: str
     device: str
     date: str
+    source: str = "ci"
+    note: str = ""
+
+    @property
+    def release(self) -> str:
+        return release_of(self.torch)
 
 
 FIELDS = [f.name for f in fields(Row)]
 RESULTS = ("passed", "failed", "needs-cuda")
+STATES = (*RESULTS, "stale", "missing")  # a verdict's states, in the order reports list them
+
+
+def release_of(torch_version: str) -> str:
+    """2.14.1+cu128 -> 2.14.1: the release a row counts for, whatever build ran it."""
+    return torch_version.split("+")[0]
+
+
+def version_key(release: str) -> tuple:
+    """Sorts releases by version: 2.9.1 < 2.13.0 < 2.14.1 < 2.15.0.dev20261201."""
+    parts = re.findall(r"\d+|[a-z]+", release)
+    return tuple((0, int(p)) if p.isdigit() else (-1, p) for p in parts)
 
 
 def row_result(outcomes: set[str]) -> str | None:
@@ -55,7 +85,8 @@ def row_result(outcomes: set[str]) -> str | None:
 
 @dataclass(frozen=True)
 class Verdict:
-    """What the record says about one entry on one device, judged against the entry's code now.
+    """What the record says about one entry on one release and device, judged against the entry's
+    code now.
 
     `state` is the row's result (passed, failed, needs-cuda) while the row vouches for the code
     as it is; `stale` once the code changed since; `missing` without a row."""
@@ -63,6 +94,7 @@ class Verdict:
     device: str
     state: str
     row: Row | None = None
+    release: str = ""
 
     @property
     def current(self) -> bool:
@@ -70,25 +102,33 @@ class Verdict:
 
     @property
     def vouches(self) -> bool:
-        """The site may say the entry works on this device (or that it needs a GPU)."""
+        """The site may say the entry works on this release and device (or that it needs a GPU)."""
         return self.state in ("passed", "needs-cuda")
 
 
-def verdict(device: str, row: Row | None, current_hash: str) -> Verdict:
+def verdict(device: str, row: Row | None, current_hash: str, release: str = "") -> Verdict:
     if row is None:
-        return Verdict(device, "missing")
+        return Verdict(device, "missing", None, release)
     if row.hash != current_hash:
-        return Verdict(device, "stale", row)
-    return Verdict(device, row.result, row)
+        return Verdict(device, "stale", row, release)
+    return Verdict(device, row.result, row, release)
 
 
-def path_for(record_dir: Path, device: str) -> Path:
-    return Path(record_dir) / f"{device}.csv"
+def path_for(record_dir: Path, release: str, device: str) -> Path:
+    return Path(record_dir) / release / f"{device}.csv"
 
 
-def load(record_dir: Path, device: str) -> dict[str, tuple[int, Row]]:
+def releases(record_dir: Path) -> list[str]:
+    """The releases that have rows, newest first."""
+    folder = Path(record_dir)
+    found = [p.name for p in folder.iterdir() if p.is_dir() and RELEASE_DIR.match(p.name)] if folder.is_dir() else []
+    found = [r for r in found if any(path_for(folder, r, d).is_file() for d in DEVICES)]
+    return sorted(found, key=version_key, reverse=True)
+
+
+def load(record_dir: Path, release: str, device: str) -> dict[str, tuple[int, Row]]:
     """entry id -> (line in the file, row)."""
-    path = path_for(record_dir, device)
+    path = path_for(record_dir, release, device)
     if not path.exists():
         return {}
     with path.open(encoding="utf-8", newline="") as f:
@@ -96,12 +136,12 @@ def load(record_dir: Path, device: str) -> dict[str, tuple[int, Row]]:
         return {row["entry"]: (reader.line_num, Row(**row)) for row in reader}
 
 
-def save(record_dir: Path, device: str, rows: list[Row]) -> None:
+def save(record_dir: Path, release: str, device: str, rows: list[Row]) -> None:
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, FIELDS, lineterminator="\n")
     writer.writeheader()
     writer.writerows(asdict(row) for row in rows)
-    path = path_for(record_dir, device)
+    path = path_for(record_dir, release, device)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp")
     tmp.write_text(buffer.getvalue(), "utf-8")
@@ -115,127 +155,173 @@ def entries(docs: Path) -> list[tuple[str, Entry]]:
 
 
 class Record:
-    """The record as committed, loaded once: its rows per device and a verdict per entry."""
+    """The record as committed, loaded once: its rows per release and device, and a verdict per
+    entry for each of them."""
 
     def __init__(self, record_dir: Path, snippets: Path):
         self.dir, self.snippets = Path(record_dir), Path(snippets)
-        self.lines = {d: load(self.dir, d) for d in DEVICES}  # device -> entry id -> (line, row)
+        self.releases = releases(self.dir)
+        # (release, device) -> entry id -> (line, row)
+        self.lines = {(r, d): load(self.dir, r, d) for r in self.releases for d in DEVICES}
 
-    def row(self, device: str, entry_id: str) -> Row | None:
-        found = self.lines[device].get(entry_id)
+    @property
+    def columns(self) -> list[tuple[str, str]]:
+        """(release, device) of the matrix, newest release first."""
+        return [(r, d) for r in self.releases for d in DEVICES]
+
+    def row(self, release: str, device: str, entry_id: str) -> Row | None:
+        found = self.lines.get((release, device), {}).get(entry_id)
         return found[1] if found else None
 
-    def verdict(self, entry: Entry, device: str) -> Verdict:
-        return verdict(device, self.row(device, entry.id), entry.code_hash(self.snippets))
+    def verdict(self, entry: Entry, release: str, device: str) -> Verdict:
+        return verdict(device, self.row(release, device, entry.id), entry.code_hash(self.snippets), release)
 
     def verdicts(self, entry: Entry) -> list[Verdict]:
-        return [self.verdict(entry, device) for device in DEVICES]
+        """One per column: every release with rows, every device."""
+        return [self.verdict(entry, r, d) for r, d in self.columns]
 
 
 class Recorder:
-    """Collects rows during a pytest run and writes them, in site order, after every entry."""
+    """Collects rows during a run and writes them, in site order, after every entry."""
 
     def __init__(self, record_dir: Path, docs: Path, snippets: Path):
         self.record_dir, self.docs, self.snippets = Path(record_dir), docs, snippets
         self.order = {e.id: i for i, (_, e) in enumerate(entries(docs))}  # rows in site order
-        self.rows = {d: {entry: row for entry, (_, row) in load(record_dir, d).items()} for d in DEVICES}
+        self.rows: dict[tuple[str, str], dict[str, Row]] = {}
+        for release in releases(self.record_dir):
+            for device in DEVICES:
+                self.rows[(release, device)] = {entry: row for entry, (_, row) in load(self.record_dir, release, device).items()}
         self.dropped: list[str] = []
 
-    def add(self, device: str, row: Row) -> None:
-        self.rows[device][row.entry] = row
-        self.save(device)
+    def row(self, release: str, device: str, entry_id: str) -> Row | None:
+        return self.rows.get((release, device), {}).get(entry_id)
 
-    def save(self, device: str) -> None:
-        rows = sorted(self.rows[device].values(), key=lambda r: self.order.get(r.entry, len(self.order)))
-        save(self.record_dir, device, rows)
+    def add(self, device: str, row: Row) -> None:
+        self.rows.setdefault((row.release, device), {})[row.entry] = row
+        self.save(row.release, device)
+
+    def save(self, release: str, device: str) -> None:
+        rows = sorted(self.rows[(release, device)].values(), key=lambda r: self.order.get(r.entry, len(self.order)))
+        save(self.record_dir, release, device, rows)
 
     def drop_stale(self) -> list[str]:
         """Drop rows that vouch for code that has changed since, or for entries that are gone."""
         current = {e.id: e.code_hash(self.snippets) for _, e in entries(self.docs)}
-        for device, rows in self.rows.items():
+        for (release, device), rows in self.rows.items():
             stale = [entry for entry, row in rows.items() if row.hash != current.get(entry)]
             for entry in stale:
                 del rows[entry]
                 why = "the entry changed since that run" if entry in current else "no page defines the entry any more"
-                self.dropped.append(f"{device}:{entry} ({why})")
+                self.dropped.append(f"{release}/{device}:{entry} ({why})")
             if stale:
-                self.save(device)
+                self.save(release, device)
         return self.dropped
 
 
-def check(docs: Path, snippets: Path, record_dir: Path) -> list[Problem]:
-    """The committed record against the pages: every entry has a current CPU row that passed;
-    every row (CPU or CUDA) vouches for the code as it is now and for an entry that exists."""
+def check(docs: Path, snippets: Path, record_dir: Path, claimed: tuple[str, ...] = ()) -> list[Problem]:
+    """The committed record against the pages: every release the project claims has a current,
+    passing CPU row for every entry; every row (any release, any device) vouches for the code as it
+    is now, for an entry that exists, and a CUDA row names a GPU."""
     problems = []
     record = Record(record_dir, snippets)
     known = {e.id: e for _, e in entries(docs)}
-    for device in DEVICES:
-        path = path_for(record_dir, device)
-        for entry_id, (line, _) in record.lines[device].items():
-            entry = known.get(entry_id)
-            if entry is None:
-                problems.append(Problem(path, line, entry_id, "REC003",
-                                        f"{display(path)} has a row for `{entry_id}`, which no page defines. "
-                                        "Remove the row (`python -m cheatsheet record --prune`)."))
-                continue
-            found = record.verdict(entry, device)
-            if device == "cuda" and "(sm_" not in found.row.device:
-                problems.append(Problem(path, line, entry_id, "REC005",
-                                        f"the cuda row names `{found.row.device}`, not a GPU with its compute capability "
-                                        "as the CUDA worker reports it (`NAME (sm_XY)`). "
-                                        "CUDA rows come only from a run on a GPU: drop this row."))
-            elif found.state == "stale":
-                how = ("pytest --record" if device == "cpu"
-                       else "pytest -m cuda --record on a GPU machine, or drop it with "
-                            "`python -m cheatsheet record --prune`")
-                problems.append(Problem(path, line, entry_id, "REC002",
-                                        f"the {device} row vouches for code hashed {found.row.hash}, but the examples now "
-                                        f"hash to {entry.code_hash(snippets)}: they changed since they were verified. "
-                                        f"Rerun: {how}."))
-            elif not found.vouches:
-                problems.append(Problem(path, line, entry_id, "REC004",
-                                        f"the {device} row says `{found.state}`. Fix the example and rerun it with --record."))
-        if device == "cpu":
-            for entry_id, entry in known.items():
-                if entry_id not in record.lines[device]:
-                    problems.append(Problem(entry.path, entry.line, entry_id, "REC001",
-                                            f"no row in {display(path)}: the record does not say this entry ran. "
-                                            f"Run `pytest --entry {entry_id} --record` and commit {display(path)}."))
+    for release in sorted(set(record.releases) | set(claimed), key=version_key, reverse=True):
+        for device in DEVICES:
+            path = path_for(record_dir, release, device)
+            for entry_id, (line, _) in record.lines.get((release, device), {}).items():
+                entry = known.get(entry_id)
+                if entry is None:
+                    problems.append(Problem(path, line, entry_id, "REC003",
+                                            f"{display(path)} has a row for `{entry_id}`, which no page defines. "
+                                            "Remove the row (`python -m cheatsheet record --prune`)."))
+                    continue
+                problems += _row_problems(record.verdict(entry, release, device), entry, path, line, snippets)
+            if device == "cpu" and release in claimed:
+                for entry_id, entry in known.items():
+                    if entry_id not in record.lines.get((release, device), {}):
+                        problems.append(Problem(entry.path, entry.line, entry_id, "REC001",
+                                                f"no row in {display(path)}: the record does not say this entry ran on "
+                                                f"torch {release}. Run `pytest --entry {entry_id} --record` with torch "
+                                                f"{release} and commit {display(path)}."))
     return problems
 
 
-def merge(parts: list[Path], into: Path, docs: Path) -> dict[str, int]:
-    """Fold the record parts of several jobs (folders holding cpu.csv / cuda.csv) into one."""
+def _row_problems(found: Verdict, entry: Entry, path: Path, line: int, snippets: Path) -> list[Problem]:
+    row, device = found.row, found.device
+    if device == "cuda" and "(sm_" not in row.device:
+        return [Problem(path, line, entry.id, "REC005",
+                        f"the cuda row names `{row.device}`, not a GPU with its compute capability as the CUDA worker "
+                        "reports it (`NAME (sm_XY)`). CUDA rows come only from a run on a GPU: drop this row.")]
+    if row.source not in SOURCES:
+        return [Problem(path, line, entry.id, "REC006", f"the row's source `{row.source}` is not one of {', '.join(SOURCES)}.")]
+    if release_of(row.torch) != found.release:
+        return [Problem(path, line, entry.id, "REC006",
+                        f"the row ran torch {row.torch}, but it is filed under release {found.release}.")]
+    if found.state == "stale":
+        how = ("pytest --record" if device == "cpu"
+               else "`python -m cheatsheet verify --device cuda` on a GPU machine, "
+                    "or drop it with `python -m cheatsheet record --prune`")
+        return [Problem(path, line, entry.id, "REC002",
+                        f"the {device} row vouches for code hashed {row.hash}, but the examples now hash to "
+                        f"{entry.code_hash(snippets)}: they changed since they were verified. Rerun: {how}.")]
+    if not found.vouches:
+        return [Problem(path, line, entry.id, "REC004",
+                        f"the {device} row says `{found.state}`. Fix the example and rerun it with --record.")]
+    return []
+
+
+def merge(parts: list[Path], into: Path, docs: Path, source: str | None = None) -> dict[tuple[str, str], int]:
+    """Fold record parts (folders laid out like the record: RELEASE/DEVICE.csv) into one; with
+    `source`, the folded rows say who ran them."""
     order = {e.id: i for i, (_, e) in enumerate(entries(docs))}
     counts = {}
-    for device in DEVICES:
-        rows = {entry: row for entry, (_, row) in load(into, device).items()}
-        for part in parts:
-            rows.update({entry: row for entry, (_, row) in load(part, device).items()})
-        if rows:
-            save(into, device, sorted(rows.values(), key=lambda r: order.get(r.entry, len(order))))
-        counts[device] = len(rows)
+    found = sorted({r for folder in [into, *parts] for r in releases(folder)}, key=version_key, reverse=True)
+    for release in found:
+        for device in DEVICES:
+            rows = {entry: row for entry, (_, row) in load(into, release, device).items()}
+            for part in parts:
+                for entry, (_, row) in load(part, release, device).items():
+                    rows[entry] = Row(**{**asdict(row), "source": source}) if source else row
+            if rows:
+                save(into, release, device, sorted(rows.values(), key=lambda r: order.get(r.entry, len(order))))
+                counts[(release, device)] = len(rows)
     return counts
 
 
-def summary(docs: Path, snippets: Path, record_dir: Path) -> dict[str, dict]:
-    """Per device: the entries by verdict (passed, failed, needs-cuda, stale, missing), and the
-    torch versions, Python versions, devices and dates of the rows that are current."""
+def summary(docs: Path, snippets: Path, record_dir: Path) -> dict[tuple[str, str], dict]:
+    """Per release and device: the entries by verdict (passed, failed, needs-cuda, stale, missing),
+    and the torch versions, Python versions, devices, dates and sources of the rows that are current."""
     record = Record(record_dir, snippets)
     all_entries = [e for _, e in entries(docs)]
     out = {}
-    for device in DEVICES:
-        found = [record.verdict(e, device) for e in all_entries]
+    for release, device in record.columns:
+        found = [record.verdict(e, release, device) for e in all_entries]
         states: dict[str, int] = {}
         for v in found:
             states[v.state] = states.get(v.state, 0) + 1
         rows = [v.row for v in found if v.current]
-        out[device] = {
+        out[(release, device)] = {
             "entries": len(all_entries),
             "states": states,
             "torch": sorted({r.torch for r in rows}),
             "python": sorted({r.python for r in rows}),
             "devices": sorted({r.device for r in rows}),
             "dates": sorted({r.date for r in rows}),
+            "sources": sorted({r.source for r in rows}),
         }
     return out
+
+
+def diff(old_dir: Path, new_dir: Path) -> list[tuple[str, str, Row | None, Row | None]]:
+    """What changed between two records (or parts): (device, entry, old row, new row) for every
+    entry whose result or note differs, over the releases of each side (the newest of each)."""
+    changed = []
+    old_release, new_release = (releases(old_dir) or [""])[0], (releases(new_dir) or [""])[0]
+    for device in DEVICES:
+        old = {e: row for e, (_, row) in load(old_dir, old_release, device).items()} if old_release else {}
+        new = {e: row for e, (_, row) in load(new_dir, new_release, device).items()} if new_release else {}
+        for entry in [*old, *(e for e in new if e not in old)]:
+            a, b = old.get(entry), new.get(entry)
+            if (a and a.result, a and a.note) != (b and b.result, b and b.note):
+                changed.append((device, entry, a, b))
+    return changed

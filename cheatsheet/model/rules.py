@@ -100,6 +100,8 @@ RULES: dict[str, Rule] = {
                    "验证记录的某一行记录的是一次失败的运行"),
     "REC005": Rule("record", "A CUDA row that no GPU wrote (its device is not a GPU)",
                    "某个 CUDA 行不是在 GPU 上写下的（记录的设备不是 GPU）"),
+    "REC006": Rule("record", "A row whose source or release folder is wrong",
+                   "某一行的来源或所在的版本目录不对"),
 }
 
 # Where a kind of rule comes from, and the table's header, per language.
