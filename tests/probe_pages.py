@@ -102,6 +102,13 @@ PROBES = "# 测试页\n" + "".join([
         print(torch.ones(2).storage().size())
         #> 2
     """),
+    entry("own-jit-script-fails", """
+        import torch
+
+        scripted = torch.jit.script(torch.nn.Linear(2, 2))  # DeprecationWarning on 2.13, FutureWarning from 2.14
+        print(type(scripted).__name__)
+        #> RecursiveScriptModule
+    """, fence="{.python uses-deprecated}"),
     entry("cuda-only", """
         import torch
 

@@ -66,6 +66,12 @@ def test_a_warning_raised_by_the_example_fails_it(probes):
     assert "UserWarning: TypedStorage is deprecated" in probes
 
 
+def test_an_example_s_own_jit_script_fails_on_every_release(probes):
+    # torch's own imports may raise this warning unseen; an example's call to it may not.
+    assert outcome(probes, "own-jit-script-fails[cpu]") == "FAILED"
+    assert re.search(r"(DeprecationWarning|FutureWarning): `torch.jit.script` is deprecated", probes)
+
+
 def test_every_skip_names_its_entry_and_reason(probes):
     skips = [line for line in probes.splitlines() if line.startswith("SKIPPED")]
     assert any("[cuda-only] example needs CUDA (fence option requires-cuda)" in line for line in skips), skips

@@ -191,12 +191,22 @@ class Sandbox:
 
 
 def _raise_warning(message, category, filename, lineno, file=None, line=None):
-    """Warnings are errors, with one exception: a DeprecationWarning that a module raises while
-    torch itself imports it (torch.compile importing torch.utils.mkldnn, which decorates a class
-    with the deprecated torch.jit.script_method). The example did not cause it, a reader never
-    sees it (Python hides DeprecationWarnings outside __main__), and whether it fires depends on
-    which example first imported the module."""
-    if issubclass(category, DeprecationWarning) and _imported_by_library(sys._getframe(1)):
+    """Warnings are errors, with one exception: a deprecation warning (DeprecationWarning or
+    FutureWarning) that a module raises while library code, not the example, imports it. The
+    example did not cause it, and whether it fires depends on which example of the worker first
+    made torch import the module (a module that raised stays unimported, so each example would).
+
+    * DeprecationWarning: torch.compile importing torch.utils.mkldnn, which decorates a class with
+      the deprecated torch.jit.script_method. A reader never sees it: Python hides
+      DeprecationWarnings outside __main__.
+    * FutureWarning: from torch 2.14 torch.jit's deprecations are FutureWarnings, and the first
+      forward-mode AD call of a process (torch.func.jvp, jacfwd, hessian, linearize: make_dual)
+      makes torch.autograd.forward_ad import torch._decomp.decompositions_for_jvp, whose module
+      body calls torch.jit.script. Unlike a DeprecationWarning, a reader on 2.14 sees it printed
+      once; the entries that reach it say so.
+
+    An example's own deprecated call, or its own import of a module that warns, still fails."""
+    if issubclass(category, (DeprecationWarning, FutureWarning)) and _imported_by_library(sys._getframe(1)):
         return
     raise message if isinstance(message, Warning) else category(message)
 

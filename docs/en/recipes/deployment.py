@@ -222,7 +222,8 @@ except pickle.UnpicklingError as error:
 #   harmless and does not appear in stdout.
 # - PyTorch itself raises a `FutureWarning` about `LeafSpec` while it decomposes the graph (in
 #   `ExportedProgram.run_decompositions`). Your code does not cause it and cannot avoid it, so the
-#   program ignores exactly that warning, only around this call.
+#   program ignores exactly that warning, only around this call. PyTorch 2.14 no longer raises it;
+#   there the filter does nothing.
 #
 # The weights go to a separate `model.onnx.data` file (`external_data=True` is the default), so
 # ship both files. The docs also suggest leaving the path out and calling
@@ -233,7 +234,7 @@ except pickle.UnpicklingError as error:
 with tempfile.TemporaryDirectory() as tmp:
     path = os.path.join(tmp, "model.onnx")
     with warnings.catch_warnings():
-        # raised inside torch 2.13's exporter, not by this code: ignore this one warning only
+        # raised inside torch 2.13's exporter (not 2.14's), not by this code: ignore this one warning only
         warnings.filterwarnings("ignore", message=r"`isinstance\(treespec, LeafSpec\)` is deprecated", category=FutureWarning)
         onnx_program = torch.onnx.export(
             model,

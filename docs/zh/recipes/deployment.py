@@ -177,7 +177,7 @@ except pickle.UnpicklingError as error:
 #
 # - 不加 `verbose=False` 时，导出器会向标准输出打印 `[torch.onnx] ...` 进度行；`verbose=False` 关掉它们。
 # - 没装 torchvision 时，它还会向标准错误写一条“torchvision is not installed”日志。这条日志无害，也不会出现在标准输出里。
-# - PyTorch 自己在分解计算图时（`ExportedProgram.run_decompositions` 里）会发出一条关于 `LeafSpec` 的 `FutureWarning`。它不是你的代码引起的，也无法避免，所以程序只在这次调用周围、只忽略这一条警告。
+# - PyTorch 自己在分解计算图时（`ExportedProgram.run_decompositions` 里）会发出一条关于 `LeafSpec` 的 `FutureWarning`。它不是你的代码引起的，也无法避免，所以程序只在这次调用周围、只忽略这一条警告。PyTorch 2.14 不再发出它，这个过滤在 2.14 上什么也不做。
 #
 # 权重写在单独的 `model.onnx.data` 文件里（默认 `external_data=True`），两个文件要一起交付。文档也建议不传路径，改为调用 `onnx_program.save(path)`。导出器会优化计算图：在评估模式下，它把 BatchNorm 合并进第一个 `Gemm`，并去掉 Dropout。
 
@@ -185,7 +185,7 @@ except pickle.UnpicklingError as error:
 with tempfile.TemporaryDirectory() as tmp:
     path = os.path.join(tmp, "model.onnx")
     with warnings.catch_warnings():
-        # 由 torch 2.13 的导出器内部发出，不是这段代码引起的：只忽略这一条警告
+        # 由 torch 2.13 的导出器内部发出（2.14 不再发出），不是这段代码引起的：只忽略这一条警告
         warnings.filterwarnings("ignore", message=r"`isinstance\(treespec, LeafSpec\)` is deprecated", category=FutureWarning)
         onnx_program = torch.onnx.export(
             model,
