@@ -125,13 +125,15 @@ def probe_run(root: Path):
     fixture as docs/zh/<CODE>/page.md with its entry renamed <code> (ids stay unique), and
     docs/zh/RUN003/then.md, one more example after the hang. So the hang is followed by an
     example on a new worker, and the worker's death (RUN004) comes last: one restart, not two.
+    Its requirements.txt lists a distribution no environment has (probe_pages.ABSENT).
     Returns (root, output)."""
-    from probe_pages import AFTER_THE_HANG, PROBES
+    from probe_pages import ABSENT, AFTER_THE_HANG, PROBES
 
     from cheatsheet.model.pages import parse_page
     from cheatsheet.model.record import Row, save
 
     docs = write_site(root, {"A-probes": PROBES, "RUN003/then": AFTER_THE_HANG}, timeout=3).parent
+    (root / "requirements.txt").write_text(f"-e .\ntorch==2.14.1\n{ABSENT}==0.1\n", "utf-8")
     for fixture in sorted((Path(__file__).parent / "fixtures" / "rules").glob("RUN*")):
         for lang in ("zh", "en"):
             text = (fixture / lang / "page.md").read_text("utf-8").replace("#sample-entry", f"#{fixture.name.lower()}")

@@ -24,6 +24,10 @@ def entry(entry_id: str, example: str, fence: str = "python", code_line: str = "
         """) + textwrap.dedent(example).strip() + "\n```\n"
 
 
+# A distribution the probes' requirements.txt lists and no environment has: `listed-but-absent`
+# imports its module and is skipped; `unlisted-module-fails` imports one nothing lists.
+ABSENT = "cheatsheet-absent-probe"
+
 # Probes: each entry shows one guarantee; the ones meant to fail say so in their id.
 PROBES = "# 测试页\n" + "".join([
     entry("good-output", """
@@ -109,6 +113,18 @@ PROBES = "# 测试页\n" + "".join([
         print(type(scripted).__name__)
         #> RecursiveScriptModule
     """, fence="{.python uses-deprecated}"),
+    entry("listed-but-absent", f"""
+        import {ABSENT.replace("-", "_")}
+
+        print("ran")
+        #> ran
+    """),
+    entry("unlisted-module-fails", """
+        import cheatsheet_unlisted_probe
+
+        print("ran")
+        #> ran
+    """),
     entry("cuda-only", """
         import torch
 

@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 from conftest import TORCH, early, outcome, run_pytest, write_site
-from probe_pages import entry
+from probe_pages import ABSENT, entry
 
 from cheatsheet.model.record import check as check_record
 from cheatsheet.model.record import release_of
@@ -70,6 +70,15 @@ def test_an_example_s_own_jit_script_fails_on_every_release(probes):
     # torch's own imports may raise this warning unseen; an example's call to it may not.
     assert outcome(probes, "own-jit-script-fails[cpu]") == "FAILED"
     assert re.search(r"(DeprecationWarning|FutureWarning): `torch.jit.script` is deprecated", probes)
+
+
+def test_an_import_of_a_listed_but_absent_package_is_a_skip(probes):
+    skipped = [line for line in probes.splitlines() if line.startswith("SKIPPED") and "[listed-but-absent] needs" in line]
+    assert len(skipped) == 1 and skipped[0].endswith(f"[listed-but-absent] needs {ABSENT}, which this environment lacks"), probes
+    assert not re.search(r"^(PASSED|FAILED) \S+::listed-but-absent\[cpu\]", probes, re.M)
+    assert outcome(probes, "unlisted-module-fails[cpu]") == "FAILED"
+    assert re.search(r"\[unlisted-module-fails\] RUN002 example on cpu failed", probes), probes
+    assert "ModuleNotFoundError: No module named 'cheatsheet_unlisted_probe'" in probes
 
 
 def test_every_skip_names_its_entry_and_reason(probes):

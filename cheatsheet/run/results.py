@@ -13,6 +13,9 @@ class ExampleTask:
     code: str
     filename: str
     first_line: int  # 1-based line of the opening ``` (0 for a recipe: the fence is the file)
+    # (import name, distribution) for each distribution the project's requirements.txt lists: an
+    # example whose own import of one of these modules fails is skipped, not failed
+    listed: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -27,7 +30,8 @@ class RunResult:
     """One example's run on one device.
 
     `outputs`: what each top-level statement printed, keyed by the file line where it ends (a
-    shell example has one key, 0). `skip`: why it did not run here (then nothing else is set)."""
+    shell example has one key, 0). `skip`: why it did not run here (then nothing else is set but `leaked`): a requirement the
+    environment lacks, say."""
 
     outputs: tuple[tuple[int, str], ...] = ()
     error: str | None = None

@@ -1,5 +1,7 @@
 """One run of examples (a pytest session, or any other caller): worker pools per device, the
-shell executor, what the workers reported on starting, and the figures `bench` reads.
+shell executor, what the workers reported on starting, and the figures `bench` reads. Each Python
+example goes with the import names of the distributions requirements.txt lists, so that one the
+environment lacks makes a skip, not a failure.
 
 Nothing here imports pytest: the pytest plugin is one caller; it only asks `run(fence, device)`
 for a Future of a RunResult.
@@ -22,11 +24,32 @@ from cheatsheet.run.pool import WorkerPool, run_shell
 from cheatsheet.run.results import ExampleTask, NamesTask, RunResult, WorkerInfo
 
 NPROC_PER_NODE = re.compile(r"--nproc[-_]per[-_]node[= ](\d+)")
+# Distributions whose top-level module is not named after them (the rest are, once normalised).
+IMPORT_NAMES = {"pillow": ("PIL",), "pyyaml": ("yaml",), "markdown-it-py": ("markdown_it",)}
+
+
+def listed_imports(requirements: Path) -> tuple[tuple[str, str], ...]:
+    """(top-level import name, distribution) for each `name==version` line of requirements.txt.
+
+    The modules in question are the ones not installed, so importlib.metadata (whose
+    packages_distributions() knows installed distributions only) cannot name them: the import name
+    is the distribution's name with `-` and `.` as `_`, or IMPORT_NAMES where the two differ."""
+    if not requirements.is_file():
+        return ()
+    pairs = []
+    for line in requirements.read_text("utf-8").splitlines():
+        match = re.match(r"([A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^]]*\])?\s*[=<>!~;]", line.split("#")[0].strip())
+        if match:
+            dist = re.sub(r"[-_.]+", "-", match.group(1)).lower()
+            for name in IMPORT_NAMES.get(dist, (dist.replace("-", "_"),)):
+                pairs.append((name, match.group(1)))
+    return tuple(pairs)
 
 
 class Session:
     def __init__(self, project: Project, cpu_workers: int | None = None):
         self.project = project
+        self.listed = listed_imports(project.root / "requirements.txt")
         # Half the cores for Python examples: shell examples and the caller need the rest.
         self.cpu_workers = cpu_workers or max(1, (os.cpu_count() or 1) // 2)
         self.pools: dict[str, WorkerPool] = {}
@@ -48,7 +71,8 @@ class Session:
                 self.shells = ThreadPoolExecutor(max_workers=os.cpu_count() or 1, thread_name_prefix="shell")
             future = self.shells.submit(self._shell, fence.code, device)
         else:
-            future = self.pool(device).submit(ExampleTask(fence.code, str(fence.path), fence.line), self.project.timeout)
+            task = ExampleTask(fence.code, str(fence.path), fence.line, self.listed)
+            future = self.pool(device).submit(task, self.project.timeout)
         self.first_submit = self.first_submit or time.perf_counter()
         future.add_done_callback(lambda f, kind=f"{fence.lang} on {device}": self._done(kind, f))
         return future

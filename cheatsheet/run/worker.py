@@ -222,6 +222,18 @@ def _imported_by_library(frame) -> bool:
     return False
 
 
+def _missing_requirement(exc: BaseException, filename: str, listed: tuple[tuple[str, str], ...]) -> str | None:
+    """The distribution the project lists (requirements.txt) whose module the example's own import
+    statement could not find, or None: a module missing inside a library, a submodule missing
+    from an installed package, or a module no requirement provides stays a failure."""
+    if not isinstance(exc, ModuleNotFoundError) or not exc.name or "." in exc.name:
+        return None
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if not f.filename.startswith("<frozen importlib")]
+    if not frames or frames[-1].filename != filename:
+        return None
+    return next((dist for name, dist in listed if name == exc.name), None)
+
+
 def _traceback(exc: BaseException, filename: str) -> str:
     """The frames in the page (the example's own lines) and the innermost one, then the error."""
     frames = traceback.extract_tb(exc.__traceback__)
@@ -232,10 +244,12 @@ def _traceback(exc: BaseException, filename: str) -> str:
     return "Traceback (most recent call last):\n" + "".join(lines)
 
 
-def run_example(sandbox: Sandbox, code: str, filename: str, first_line: int) -> RunResult:
-    """Run `code` (a fence starting at file line `first_line`) statement by statement."""
+def run_example(sandbox: Sandbox, code: str, filename: str, first_line: int,
+                listed: tuple[tuple[str, str], ...] = ()) -> RunResult:
+    """Run `code` (a fence starting at file line `first_line`) statement by statement. An import
+    of a module that a distribution in `listed` provides and this environment lacks is a skip."""
     outputs: list[tuple[int, str]] = []  # (file line where the statement ends, what it printed)
-    error = None
+    error = missing = None
     started = time.perf_counter()
     try:
         tree = ast.parse(code, filename)
@@ -255,7 +269,8 @@ def run_example(sandbox: Sandbox, code: str, filename: str, first_line: int) -> 
             if sandbox.device == "cuda":
                 sandbox.torch.cuda.synchronize()  # surface asynchronous CUDA errors here
     except BaseException as e:  # SystemExit and KeyboardInterrupt from an example are failures too
-        error = _traceback(e, filename)
+        missing = _missing_requirement(e, filename, listed)
+        error = _traceback(e, filename) if missing is None else None
         if text := stdout.read():
             outputs.append((end, text))
     finally:
@@ -263,6 +278,8 @@ def run_example(sandbox: Sandbox, code: str, filename: str, first_line: int) -> 
         err_text = stderr.close()
         del namespace
     leaked = sandbox.reset()
+    if missing is not None:
+        return RunResult(skip=f"needs {missing}, which this environment lacks", leaked=tuple(leaked))
     return RunResult(tuple(outputs), error, err_text[-4000:], time.perf_counter() - started, tuple(leaked))
 
 
@@ -309,7 +326,7 @@ def main() -> None:
 
             results.send(inspect_names(list(task.names)))
         else:
-            result = run_example(sandbox, task.code, task.filename, task.first_line)
+            result = run_example(sandbox, task.code, task.filename, task.first_line, task.listed)
             results.send(result)
             if result.leaked:
                 return  # settings that could not be put back: let the parent start a clean worker
