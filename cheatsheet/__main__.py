@@ -16,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from cheatsheet import display
+from cheatsheet.model.devices import DEVICES
 from cheatsheet.model.record import SOURCES, STATES
 from cheatsheet.project import repo
 
@@ -139,12 +140,25 @@ def cmd_lint_zh(args) -> int:
     return 1 if found else 0
 
 
-@command(arg("--dir", default=str(PROJECT.record), help="the record's folder (default: verification/)"),
+def _project(args):
+    """The project a command works on: this repository, or the one `--project ROOT` names (a test's
+    own small site, say)."""
+    from cheatsheet.project import Project
+
+    return Project.load(Path(args.project)) if getattr(args, "project", None) else PROJECT
+
+
+PROJECT_ARG = arg("--project", metavar="ROOT", help="the project whose pages and settings to use (default: this repository)")
+
+
+@command(arg("--dir", help="the record's folder (default: verification/)"),
          arg("--prune", action="store_true", help="drop rows whose entry changed since they were written"),
          arg("--merge", nargs="+", metavar="PART", help="fold record parts (folders laid out RELEASE/DEVICE.csv) into --dir"),
          arg("--source", choices=SOURCES, help="with --merge: who ran the parts' rows (ci, gpu, submitted)"),
          arg("--diff", nargs=2, metavar=("OLD", "NEW"),
-             help="only print, as Markdown, what changed from record (or part) OLD to NEW: the watch issue's body"))
+             help="only print, as Markdown, what changed from OLD to NEW (a record, a part, or one release's folder "
+                  "such as verification/2.13.0): the watch issue's body"),
+         PROJECT_ARG)
 def cmd_record(args) -> int:
     """Summarize and check the verification record: per release and device, what ran and whether it is current.
 
@@ -152,30 +166,61 @@ def cmd_record(args) -> int:
     for every entry; every row of any release must still match the code it verified."""
     from cheatsheet.model.record import Recorder, check, merge, summary
 
+    project = _project(args)
     if args.diff:
         from cheatsheet.tools.watch import issue_body
 
-        print(issue_body(Path(args.diff[0]), Path(args.diff[1]), PROJECT.docs), end="")
+        print(issue_body(Path(args.diff[0]), Path(args.diff[1]), project.docs), end="")
         return 0
-    record_dir = Path(args.dir)
+    record_dir = Path(args.dir) if args.dir else project.record
     if args.merge:
-        counts = merge([Path(p) for p in args.merge], record_dir, PROJECT.docs, args.source)
+        counts = merge([Path(p) for p in args.merge], record_dir, project.docs, args.source)
         rows = ", ".join(f"{n} {release}/{device} rows" for (release, device), n in counts.items())
         print(f"merged {len(args.merge)} part(s) into {display(record_dir)}: {rows}")
     if args.prune:
-        dropped = Recorder(record_dir, PROJECT.docs, PROJECT.snippets).drop_stale()
+        dropped = Recorder(record_dir, project.docs, project.snippets).drop_stale()
         print("\n".join(f"dropped {d}" for d in dropped) or "no stale rows")
-    for (release, device), figures in summary(PROJECT.docs, PROJECT.snippets, record_dir).items():
+    for (release, device), figures in summary(project.docs, project.snippets, record_dir).items():
         states = ", ".join(f"{figures['states'].get(state, 0)} {state}" for state in STATES if figures["states"].get(state))
         ran = f"; torch {', '.join(figures['torch'])}; {'; '.join(figures['devices'])}; {', '.join(figures['dates'])}" \
             if figures["torch"] else ""
         print(f"torch {release} {device}: {figures['entries']} entries: {states}{ran}")
-    problems = check(PROJECT.docs, PROJECT.snippets, record_dir, PROJECT.releases)
+    problems = check(project.docs, project.snippets, record_dir, project.releases)
     for problem in problems:
         print(problem)
-    claimed = f" (claimed releases {', '.join(PROJECT.releases)}: every entry passed on CPU, every row current)"
+    claimed = f" (claimed releases {', '.join(project.releases) or 'none'}: every entry passed on CPU, every row current)"
     print(f"{len(problems)} problem(s) in the record" + ("" if problems else claimed))
     return 1 if problems else 0
+
+
+@command(arg("pages", nargs="*", metavar="PAGE|ID",
+             help="pages (docs/zh/shapes.md, or a page name: shapes) and entry ids (default: every page)"),
+         arg("--device", choices=DEVICES, help="only this device (default: CPU, and CUDA when torch sees a GPU)"),
+         arg("--out", default="verification-part",
+             help="the record part to write, laid out RELEASE/DEVICE.csv (default: verification-part/)"),
+         arg("--source", choices=SOURCES, default="submitted", help="who the rows say ran them (default: submitted)"),
+         arg("--workers", type=int, help="CPU example workers (default: one per two cores)"),
+         arg("--resume", action="store_true", help="skip entries whose row in --out is current and passed"),
+         arg("--check-against", metavar="RECORD",
+             help="then compare each row with RECORD's (e.g. verification): fail on a different result or hash"),
+         PROJECT_ARG)
+def cmd_verify(args) -> int:
+    """Run the examples against the installed torch, without pytest, and write the rows as a record part.
+
+    The same runner and the same judging as the test suite: on CPU always, and on CUDA when torch
+    sees a GPU (CUDA and ROCm builds alike). A progress bar goes to stderr; then each page's
+    passed / failed / skipped, every failure as `file:line: [id] CODE message`, and the rows,
+    written to --out as each entry finishes (laid out RELEASE/DEVICE.csv, like verification/).
+    Send the part in with the "Submit verification results" issue form; a maintainer folds it in
+    with `record --merge PART --source submitted`. Exit status 1 if anything failed."""
+    from cheatsheet.tools.verify import VerifyError, verify
+
+    try:
+        return verify(_project(args), args.pages, args.device, Path(args.out), args.source, args.workers, args.resume,
+                      Path(args.check_against) if args.check_against else None)
+    except VerifyError as e:
+        print(f"verify: {e}", file=sys.stderr)
+        return 2
 
 
 @command(arg("--check", action="store_true", help="only fail if the committed file is out of date"))

@@ -2,8 +2,16 @@
 entry, no row (CPU or CUDA) that vouches for code that has changed since, and CUDA rows only from
 a GPU (each of these is a rule with its own fixture: REC001-REC005 in tests/fixtures/rules/)."""
 
-from cheatsheet.model.record import check
+import subprocess
+import sys
+
+import pytest
+from conftest import write_site
+from probe_pages import entry
+
+from cheatsheet.model.record import Row, check, releases, save
 from cheatsheet.project import repo
+from cheatsheet.tools.watch import MARKER, issue_body
 
 PROJECT = repo()
 
@@ -12,3 +20,36 @@ def test_the_committed_record_matches_the_pages():
     problems = check(PROJECT.docs, PROJECT.snippets, PROJECT.record, PROJECT.releases)
     assert not problems, "\n" + "\n".join(map(str, problems))
 
+
+
+def _rows(*rows: tuple[str, str, str, str]) -> list[Row]:
+    return [Row("page.md", entry, result, "0123456789abcdef", torch, "3.11.7", "AMD EPYC", "2026-12-01", "ci", note)
+            for entry, result, note, torch in rows]
+
+
+def test_the_watch_issue_says_what_changed_with_its_note(tmp_path):
+    """`record --diff OLD NEW`'s body: a line per entry whose result changed, with what failed;
+    "Nothing changed" when both say the same. OLD may be one release's folder of a record."""
+    docs = write_site(tmp_path / "site", {"page": "# 测试页\n" + entry("breaks", "print(1)") + entry("mends", "print(2)")}).parent
+    old, new = tmp_path / "record", tmp_path / "part"
+    save(old, "2.14.1", "cpu", _rows(("breaks", "passed", "", "2.14.1"), ("mends", "failed", "RUN002 ValueError: x", "2.14.1")))
+    save(new, "2.15.0", "cpu", _rows(("breaks", "failed", "RUN002 TypeError: y", "2.15.0+cpu"),
+                                     ("mends", "passed", "", "2.15.0")))
+    body = issue_body(old / "2.14.1", new, docs)
+    assert body.startswith(MARKER + "\n") and "Examples run on torch 2.15.0, against the committed record of torch 2.14.1" in body
+    assert "2 entries changed:" in body
+    assert "| `breaks` | page.md | cpu | passed | failed: RUN002 TypeError: y |" in body
+    assert "| `mends` | page.md | cpu | failed: RUN002 ValueError: x | passed |" in body
+    same = issue_body(old, old / "2.14.1", docs)
+    assert "Nothing changed: every entry has the same result on both." in same and "|" not in same
+
+
+def test_record_diff_runs_on_the_two_newest_committed_releases():
+    found = releases(PROJECT.record)
+    if len(found) < 2:
+        pytest.skip(f"the record holds one release ({', '.join(found)}): the diff of two needs a second folder in verification/")
+    new, old = found[:2]
+    proc = subprocess.run([sys.executable, "-m", "cheatsheet", "record", "--diff", f"verification/{old}", f"verification/{new}"],
+                          cwd=PROJECT.root, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith(MARKER) and f"torch {new}, against the committed record of torch {old}" in proc.stdout

@@ -312,11 +312,20 @@ def summary(docs: Path, snippets: Path, record_dir: Path) -> dict[tuple[str, str
     return out
 
 
+def side(folder: Path) -> tuple[Path, str]:
+    """(record, release) for one side of a diff: a record or part and its newest release, or one
+    release's folder of a record (verification/2.13.0); "" for a folder without rows."""
+    folder = Path(folder)
+    if RELEASE_DIR.match(folder.name) and any(path_for(folder.parent, folder.name, d).is_file() for d in DEVICES):
+        return folder.parent, folder.name
+    return folder, (releases(folder) or [""])[0]
+
+
 def diff(old_dir: Path, new_dir: Path) -> list[tuple[str, str, Row | None, Row | None]]:
-    """What changed between two records (or parts): (device, entry, old row, new row) for every
-    entry whose result or note differs, over the releases of each side (the newest of each)."""
+    """What changed between two records (or parts, or release folders: `side`): (device, entry,
+    old row, new row) for every entry whose result or note differs, on the newest release of each."""
     changed = []
-    old_release, new_release = (releases(old_dir) or [""])[0], (releases(new_dir) or [""])[0]
+    (old_dir, old_release), (new_dir, new_release) = side(old_dir), side(new_dir)
     for device in DEVICES:
         old = {e: row for e, (_, row) in load(old_dir, old_release, device).items()} if old_release else {}
         new = {e: row for e, (_, row) in load(new_dir, new_release, device).items()} if new_release else {}

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cheatsheet.model.record import Row, diff, entries, releases
+from cheatsheet.model.record import Row, diff, entries, side
 
 MARKER = "<!-- cheatsheet-watch -->"  # the workflow finds its own issue by this line
 
@@ -18,7 +18,7 @@ def _cell(row: Row | None) -> str:
 
 def issue_body(old_dir: Path, new_dir: Path, docs: Path) -> str:
     """Markdown: a line per entry whose result (or failure) differs from OLD to NEW."""
-    old, new = (releases(old_dir) or ["(none)"])[0], (releases(new_dir) or ["(none)"])[0]
+    old, new = (side(old_dir)[1] or "(none)"), (side(new_dir)[1] or "(none)")
     pages = {e.id: page for page, e in entries(docs)}
     changes = diff(old_dir, new_dir)
     lines = [MARKER, f"Examples run on torch {new}, against the committed record of torch {old}.", ""]
