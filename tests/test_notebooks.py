@@ -5,6 +5,7 @@ holds for them, and found by search. (That each recipe runs and prints its outpu
 plugin's job: docs/zh/recipes/*.py are collected like the topic pages.)"""
 
 import json
+import re
 from pathlib import Path
 
 import nbformat
@@ -85,17 +86,21 @@ def test_there_are_at_least_five_recipes_in_each_language():
 
 @pytest.mark.parametrize("lang,prefix", [("zh", ""), ("en", "en/")])
 def test_recipes_are_rendered_with_what_the_record_says(site, lang, prefix):
-    from cheatsheet.model.record import load
+    from cheatsheet.model.record import Record
+    from cheatsheet.site.strings import STRINGS
 
     site_dir, _ = site
-    cpu = load(PROJECT.record, "cpu")
+    record = Record(PROJECT.record, PROJECT.snippets)
+    strings = STRINGS[lang]
     for name in RECIPES:
         html = (site_dir / prefix / "recipes" / name / "index.html").read_text("utf-8")
         assert 'class="jupyter-wrapper"' in html and "In&nbsp;[" not in html and "In [" not in html, name
-        row = cpu[f"recipe-{name}"][1]
-        passed = (f"CPU 上通过（PyTorch {row.torch}，{row.date}）" if lang == "zh"
-                  else f"passed on CPU (PyTorch {row.torch}, {row.date})")
-        assert row.result == "passed" and passed in html, name
+        line = re.search(r'<p class="recipe-verification">(.*?)</p>', html, re.S).group(1)
+        entry = parse_page(PROJECT.docs / lang / "recipes" / f"{name}.py", lang).entries[0]
+        for release in PROJECT.releases:  # each claimed release: the recipe passed on CPU, the tooltip names the row
+            row = record.row(release, "cpu", entry.id)
+            assert row.result == "passed" and strings["status.passed"].format(release=release) in line, (name, release)
+            assert f"PyTorch {row.torch}" in line and row.date in line, (name, release)
         notebook = nbformat.read(site_dir / prefix / "recipes" / f"{name}.ipynb", as_version=4)
         nbformat.validate(notebook)
         source = (PROJECT.docs / lang / "recipes" / f"{name}.py").read_text("utf-8")

@@ -60,7 +60,7 @@ def test_all_idioms_lists_every_entry_and_recipe(site, lang):
         assert not anchor or f'id="{anchor}"' in path.read_text("utf-8"), link
 
 
-def test_all_idioms_page_is_not_in_the_search_index(site):
+def test_all_idioms_and_compatibility_pages_are_not_in_the_search_index(site):
     import json
 
     from cheatsheet.site.search_index import INDEX, TEXT
@@ -69,30 +69,33 @@ def test_all_idioms_page_is_not_in_the_search_index(site):
     for prefix in LANGS.values():
         docs = json.loads((site_dir / prefix / INDEX).read_text("utf-8"))["docs"]
         texts = json.loads((site_dir / prefix / TEXT).read_text("utf-8"))
-        assert docs and not [d["u"] for d in docs if d["u"].startswith("all/")]
+        assert docs and not [d["u"] for d in docs if d["u"].startswith(("all/", "compatibility/"))]
         # the page tables and the entry status lines are marked data-search-exclude
-        generated = ("本页速查", "This page at a glance", "报告问题", "Report a problem", "API 文档", "API docs")
+        generated = ("本页速查", "This page at a glance", "报告问题", "Report a problem", "API 文档", "API docs",
+                     "尚未在 GPU 上运行", "not yet run")
         assert not [(d["u"], w) for d, text in zip(docs, texts) for w in generated if w in d["t"] + text]
 
 
 # --- in a browser ---------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize("path,block", [("all", ".all-idioms"), ("compatibility", ".compat-matrix")])
 @pytest.mark.parametrize("lang,word", [("zh", "显存"), ("en", "freeze")])
-def test_all_idioms_filters_as_you_type(browser_page, lang, word):
+def test_all_idioms_and_the_compatibility_matrix_filter_as_you_type(browser_page, lang, word, path, block):
     page, base, _ = browser_page
     page.goto(base + LANGS[lang] + "gpu-memory/")
-    page.click(".md-sidebar--primary a[href$='/all/']")  # instant navigation: the filter is bound on each page change
-    page.wait_for_url(f"**/{LANGS[lang]}all/")
-    page.wait_for_selector(".all-idioms tbody tr")  # the new page's content is in
-    total = page.locator(".all-idioms tbody tr").count()
+    page.click(f".md-sidebar--primary a[href$='/{path}/']")  # instant navigation: the filter is bound on each page change
+    page.wait_for_url(f"**/{LANGS[lang]}{path}/")
+    page.wait_for_selector(f"{block} tbody tr")  # the new page's content is in
+    total = page.locator(f"{block} tbody tr").count()
     page.fill(".idiom-filter", word)
-    page.wait_for_function("document.querySelectorAll('.all-idioms tbody tr[hidden]').length > 0")
-    shown = page.locator(".all-idioms tbody tr:not([hidden])")
+    page.wait_for_function(f"document.querySelectorAll('{block} tbody tr[hidden]').length > 0")
+    shown = page.locator(f"{block} tbody tr:not([hidden])")
     assert 0 < shown.count() < total
     assert all(word in text.lower() for text in shown.all_inner_texts())
+    assert page.locator(f"{block} .idiom-group[hidden]").count() > 0, "a page none of whose rows match goes"
     page.fill(".idiom-filter", "")
-    assert page.locator(".all-idioms tbody tr:not([hidden])").count() == total
+    assert page.locator(f"{block} tbody tr:not([hidden])").count() == total
 
 
 def test_output_lines_look_like_output_and_stay_out_of_the_copied_code(browser_page, tmp_path):
@@ -212,6 +215,29 @@ def test_code_fits_a_phone(browser):
         page.close()
 
 
+def test_the_compatibility_page_fits_a_phone(browser):
+    """On a 390 px phone the page itself never scrolls sideways: a matrix wider than the screen
+    scrolls in its own box, with the entry's title kept in view."""
+    chromium, base = browser
+    page = chromium.new_page(viewport={"width": 390, "height": 844})
+    try:
+        for prefix in LANGS.values():
+            page.goto(base + prefix + "compatibility/")
+            page.wait_for_selector(".compat-matrix tbody tr")
+            found = page.evaluate("""() => {
+                const root = document.scrollingElement;
+                const table = document.querySelector('.compat-matrix table');
+                const box = document.querySelector('.compat-matrix .idiom-filter').getBoundingClientRect();
+                return {page: root.scrollWidth - root.clientWidth, table: table.getBoundingClientRect().right,
+                        box: box.right, width: innerWidth,
+                        sticky: getComputedStyle(table.querySelector('tbody th[scope=row]')).position};
+            }""")
+            assert found["page"] <= 0 and found["box"] <= found["width"], (prefix, found)
+            assert found["sticky"] == "sticky", found
+    finally:
+        page.close()
+
+
 def _first_recipe() -> str:
     return sorted(p.stem for p in (PROJECT.docs / "zh" / "recipes").glob("*.py"))[0]
 
@@ -220,7 +246,7 @@ def _first_recipe() -> str:
 @pytest.mark.parametrize("lang", LANGS)
 def test_no_serious_accessibility_violations(browser_page, lang, scheme):
     """axe-core, WCAG 2 A and AA: no serious or critical violation on the home, a topic, the
-    all-idioms and a recipe page, and in the search panel showing results."""
+    all-idioms, the compatibility and a recipe page, and in the search panel showing results."""
     if not AXE.is_file():
         if os.environ.get("CHEATSHEET_REQUIRE_BROWSER"):
             pytest.fail(f"{AXE} is missing: run npm ci")
@@ -228,7 +254,7 @@ def test_no_serious_accessibility_violations(browser_page, lang, scheme):
     page, base, _ = browser_page
     page.emulate_media(color_scheme=scheme)
     found = {}
-    for path in ("", "gpu-memory/", "all/", f"recipes/{_first_recipe()}/", "search"):
+    for path in ("", "gpu-memory/", "all/", "compatibility/", f"recipes/{_first_recipe()}/", "search"):
         if path == "search":  # the search panel showing results, on the home page
             page.goto(base + LANGS[lang])
             page.click("input.md-search__input")
@@ -356,19 +382,35 @@ def test_main_api_resolution_skips_what_torch_lacks():
     assert url("torch.autograd.gradcheck").endswith("/generated/torch.autograd.gradcheck.gradcheck.html")
 
 
+def _said(verdicts, strings) -> str:
+    """What the status line should say about the record, device by device (from the strings alone)."""
+    from cheatsheet.model.devices import DEVICES
+
+    groups = []
+    for device in DEVICES:
+        cells = []
+        for v in verdicts:
+            if v.device != device or v.state == "missing":
+                continue
+            cells.append(strings["status.needs_cuda"] if v.state == "needs-cuda"
+                         else strings[f"status.{v.state}"].format(release=v.release))
+        groups.append(strings["status.device"].format(cells=" · ".join(dict.fromkeys(cells)), device=strings[f"device.{device}"])
+                      if cells else strings[f"status.{device}_missing"])
+    return " — ".join(groups)
+
+
 @pytest.mark.parametrize("lang", LANGS)
 def test_every_entry_shows_what_the_record_says(site, lang):
+    """Under each heading: the entry's row of the matrix, each mark's tooltip naming the row behind it."""
     from urllib.parse import parse_qs, urlsplit
 
     from cheatsheet.model import api_links
     from cheatsheet.model.record import Record
+    from cheatsheet.site.strings import STRINGS
+
     _, port = site
     record = Record(PROJECT.record, PROJECT.snippets)
     links = api_links.load(PROJECT.api_docs)
-    cuda_says = {  # what the line says for a CUDA verdict that vouches for nothing
-        "missing": {"zh": "CUDA：尚未在 GPU 上运行", "en": "CUDA: not yet run"}[lang],
-        "stale": {"zh": "CUDA：代码在上次 GPU 验证后改过", "en": "CUDA: changed since last verified on a GPU"}[lang],
-    }
     for page in _topics(lang):
         built = _built(site, lang, page)
         repo = re.search(r'<a href="([^"]+)" title="[^"]*" class="md-source">', built).group(1)  # the build's REPO_URL
@@ -377,17 +419,13 @@ def test_every_entry_shows_what_the_record_says(site, lang):
             chrome = re.search(rf'id="{entry.id}"[^>]*>.*?</h3>\s*<p class="entry-chrome" data-search-exclude>(.*?)</p>',
                                built, re.S)
             assert chrome, f"{page.path.name}#{entry.id}: no status line"
-            line = html.unescape(chrome.group(1))
-            cpu, cuda = record.verdicts(entry)
-            assert cpu.vouches, f"{entry.id}: the CPU row is current and vouches (checked by test_record too)"
-            if cpu.state == "passed":
-                assert f"✓ CPU · PyTorch {cpu.row.torch} · {cpu.row.date}" in line, line
-            if cuda.state in cuda_says:
-                assert cuda_says[cuda.state] in line, line
-            elif cuda.state == "passed":
-                assert f"✓ CUDA · {cuda.row.device} · PyTorch {cuda.row.torch} · {cuda.row.date}" in line, line
-            else:
-                assert "✗ " in line and cuda.row.date in line, line
+            line = html.unescape(re.sub(r"<[^>]+>", "", chrome.group(1)))
+            verdicts = record.verdicts(entry)
+            assert line.startswith(_said(verdicts, STRINGS[lang]) + " · "), (entry.id, line)
+            titles = html.unescape(" ".join(re.findall(r'<span title="([^"]*)">', chrome.group(1))))
+            for v in verdicts:
+                if v.row:
+                    assert f"PyTorch {v.row.torch}" in titles and v.row.date in titles, (entry.id, titles)
             if entry.id in links:
                 assert f'href="{links[entry.id]["url"]}"' in chrome.group(1)
             report = re.search(r'href="([^"]*/issues/new\?[^"]*)"', chrome.group(1))
@@ -399,16 +437,17 @@ def test_every_entry_shows_what_the_record_says(site, lang):
 
 def test_a_changed_entry_is_not_shown_as_verified():
     from cheatsheet.model.record import Row, verdict
-    from cheatsheet.site.entry_status import status_text
+    from cheatsheet.site.entry_status import status_line
     from cheatsheet.site.strings import STRINGS
 
     en = STRINGS["en"]
     row = Row("tensors.md", "x", "passed", "aaaa", "2.13.0+cpu", "3.11.7", "AMD EPYC", "2026-12-01")
-    assert status_text(verdict("cpu", row, "aaaa"), en) == "✓ CPU · PyTorch 2.13.0+cpu · 2026-12-01"
-    assert status_text(verdict("cpu", row, "bbbb"), en) == "⚠ changed since last verified (2026-12-01)"
-    assert status_text(verdict("cuda", None, "bbbb"), en) == "CUDA: not yet run"
+    shown = lambda *found: re.sub(r"<[^>]+>", "", status_line(list(found), en)).strip()  # noqa: E731
+    assert shown(verdict("cpu", row, "aaaa", "2.13.0"), verdict("cuda", None, "aaaa", "2.13.0")) == (
+        "✓ 2.13.0 · CPU — CUDA: not yet run")
+    assert shown(verdict("cpu", row, "bbbb", "2.13.0")) == "⚠ changed since verified on 2.13.0 · CPU"
     failed = Row("tensors.md", "x", "failed", "aaaa", "2.11.0+cu130", "3.11.7", "H200 (sm_90)", "2026-12-01")
-    assert status_text(verdict("cuda", failed, "aaaa"), en) == "✗ failed on CUDA (2026-12-01)"
+    assert shown(verdict("cuda", failed, "aaaa", "2.11.0")) == "✗ 2.11.0 failed · CUDA"
 
 
 def test_entry_chrome_and_page_table_in_the_browser(browser_page):
@@ -422,6 +461,6 @@ def test_entry_chrome_and_page_table_in_the_browser(browser_page):
     page.wait_for_url("**/en/gpu-memory/#cuda-empty-cache")
     chrome = page.locator("h3#cuda-empty-cache + p.entry-chrome")
     assert chrome.is_visible()
-    assert chrome.inner_text().startswith("✓ CPU · PyTorch ")
+    assert re.match(r"✓ \d+\.\d+\S* · ", chrome.inner_text()), chrome.inner_text()
     assert chrome.locator("a", has_text="API docs").get_attribute("href").endswith("/generated/torch.cuda.empty_cache.html")
     assert "template=wrong-entry.yml" in chrome.locator("a", has_text="Report a problem").get_attribute("href")

@@ -1,6 +1,7 @@
 """The built site: both languages, no third-party requests, and (in Chromium) a language switch
 that keeps the reader's place. Search has its own tests: tests/test_search.py."""
 
+import html
 import re
 from pathlib import Path
 
@@ -129,21 +130,87 @@ def test_contributor_guide_shows_the_rules_table(site, lang, prefix):
     assert rows == list(RULES) and TABLE_MARKER not in built
 
 
+def _home_lines(site_dir: Path, prefix: str) -> list[str]:
+    """The home page's summary, one plain-text line per list item."""
+    home = (site_dir / prefix / "index.html").read_text("utf-8")
+    assert "verification-summary" not in home
+    items = re.findall(r"<li>(.*?)</li>", home.split('class="md-content"', 1)[1])
+    return [html.unescape(re.sub(r"<[^>]+>", "", item)) for item in items]
+
+
 def test_home_page_states_what_the_record_holds(site):
-    """The home page's verification summary is generated from verification/, never stronger."""
+    """The home page's verification summary is generated from verification/, never stronger: a line
+    per release and device with current rows, counting the current passing rows."""
     from cheatsheet.model.record import summary
 
     site_dir, _ = site
-    zh, en = (site_dir / "index.html").read_text("utf-8"), (site_dir / "en" / "index.html").read_text("utf-8")
+    zh, en = _home_lines(site_dir, ""), _home_lines(site_dir, "en/")
     figures = summary(PROJECT.docs, PROJECT.snippets, PROJECT.record)
-    total, cpu_passed = figures["cpu"]["entries"], figures["cpu"]["states"].get("passed", 0)
-    assert f"{cpu_passed} / {total} 个条目的示例通过" in zh
-    assert f"the examples of {cpu_passed} of {total} entries passed" in en
-    if figures["cuda"]["torch"]:
-        assert f"{figures['cuda']['states'].get('passed', 0)} of {total} entries passed on a GPU" in en
-    else:
-        assert "还没有记录在案的 GPU 运行" in zh and "no GPU run is on record yet" in en
-    assert "verification-summary" not in zh + en
+    for (release, device), found in figures.items():
+        total, passed = found["entries"], found["states"].get("passed", 0)
+        if not found["torch"]:
+            assert not [line for line in en if line.startswith(f"PyTorch {release}, {device.upper()}:")], (release, device)
+        elif device == "cpu":
+            assert f"PyTorch {release}，CPU：{passed} / {total} 个条目的示例通过" in "\n".join(zh)
+            assert f"PyTorch {release}, CPU: the examples of {passed} of {total} entries passed" in "\n".join(en)
+        else:
+            assert f"PyTorch {release}, CUDA: the examples of {passed} of {total} entries passed on a GPU" in "\n".join(en)
+    if not any(found["torch"] for (_, device), found in figures.items() if device == "cuda"):
+        assert "CUDA：还没有记录在案的 GPU 运行，#cuda> 行尚未在 GPU 上核对。" in zh
+        assert "CUDA: no GPU run is on record yet; the #cuda> lines are not yet checked on a GPU." in en
+
+
+@pytest.mark.parametrize("lang,prefix", [("zh", ""), ("en", "en/")])
+def test_every_claimed_release_is_a_column_and_a_summary_line_and_nothing_else_is(site, lang, prefix):
+    """Each release the project claims ([tool.cheatsheet] releases) is a column of the
+    compatibility page and a line of the home page's summary; no column and no line names a
+    release, or a device of a release, that has no rows in the record."""
+    from cheatsheet.model.record import Record
+
+    site_dir, _ = site
+    record = Record(PROJECT.record, PROJECT.snippets)
+    page = (site_dir / prefix / "compatibility" / "index.html").read_text("utf-8")
+    assert "<!-- compatibility-matrix -->" not in page
+    heads = re.findall(r'<th scope="col" data-release="([^"]+)" data-device="([^"]+)"', page)
+    shown = set(heads)
+    assert PROJECT.releases and set(PROJECT.releases) <= {release for release, _ in shown}, (PROJECT.releases, shown)
+    assert all(record.lines.get(column) for column in shown), "a column without rows"
+    assert [column for column in record.columns if record.lines.get(column)] == list(dict.fromkeys(heads))
+    lines = _home_lines(site_dir, prefix)
+    named = {re.match(r"PyTorch (\S+?)[,，] ?(CPU|CUDA)[:：]", line).groups() for line in lines if line.startswith("PyTorch ")}
+    assert {(release, "CPU") for release in PROJECT.releases} <= named, named
+    assert all(record.lines.get((release, device.lower())) for release, device in named), named
+
+
+@pytest.mark.parametrize("lang,prefix", [("zh", ""), ("en", "en/")])
+def test_the_compatibility_page_holds_the_whole_record(site, lang, prefix):
+    """One row per entry and recipe, in site order, linked to it; one cell per column, saying its verdict."""
+    from cheatsheet.model.pages import site_pages
+    from cheatsheet.model.record import Record
+
+    site_dir, _ = site
+    record = Record(PROJECT.record, PROJECT.snippets)
+    page = (site_dir / prefix / "compatibility" / "index.html").read_text("utf-8")
+    columns = list(dict.fromkeys(re.findall(r'<th scope="col" data-release="([^"]+)" data-device="([^"]+)"', page)))
+    rows = re.findall(r'<tr><th scope="row"><a href="([^"]+)">.*?</a></th>(.*?)</tr>', page)
+    docs = (PROJECT.docs / lang).resolve()
+    expected = {}  # link -> entry, in page order
+    for found in site_pages(PROJECT.docs, lang):
+        rel = found.path.relative_to(docs).with_suffix("").as_posix()
+        for entry in found.entries[:1] if found.kind == "recipe" else found.entries:
+            expected[f"../{rel}/" if found.kind == "recipe" else f"../{rel}/#{entry.id}"] = entry
+    assert sorted(link for link, _ in rows) == sorted(expected) and len(rows) == len(expected)
+    order = {link: i for i, link in enumerate(expected)}
+    for (before, _), (after, _) in zip(rows, rows[1:]):  # within a page, in the page's order
+        if before.partition("#")[0] == after.partition("#")[0]:
+            assert order[before] < order[after], (before, after)
+    for link, cells in rows:
+        verdicts = {(v.release, v.device): v.state for v in record.verdicts(expected[link])}
+        assert re.findall(r'<td class="compat-([a-z-]+)"', cells) == [verdicts[column] for column in columns], link
+    for link, _ in rows:  # every link lands on a built page, and on the entry's anchor there
+        target, _, anchor = link.partition("#")
+        path = (site_dir / prefix / "compatibility" / target).resolve() / "index.html"
+        assert path.is_file() and (not anchor or f'id="{anchor}"' in path.read_text("utf-8")), link
 
 
 def _aliases(lang: str):

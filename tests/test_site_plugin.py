@@ -19,14 +19,15 @@ from mkdocs.structure.files import get_files
 from cheatsheet.model.pages import parse_page, parse_recipe, parse_text
 from cheatsheet.model.record import Row, Verdict, save, summary, verdict
 from cheatsheet.project import repo
-from cheatsheet.site import aliases, at_a_glance, english, entry_status, markup, notebooks, output_lines, recipes
+from cheatsheet.site import aliases, at_a_glance, compatibility, english, entry_status, markup, notebooks, output_lines, recipes
 from cheatsheet.site import summary as verification_summary
 from cheatsheet.site.strings import STRINGS
 
 PROJECT = repo()
 ZH, EN = STRINGS["zh"], STRINGS["en"]
 ROW = dict(torch="2.13.0+cpu", python="3.11.7", device="AMD EPYC", date="2026-12-01")
-GPU = dict(ROW, torch="2.13.0+cu130", device="H200 (sm_90)")
+NEW = dict(ROW, torch="2.14.1+cpu", date="2026-12-02")  # a newer release
+GPU = dict(ROW, torch="2.13.0+cu130", device="H200 (sm_90)", source="gpu")
 
 
 # --- the synthetic site ---------------------------------------------------------------------
@@ -47,6 +48,8 @@ def _pages(lang: str) -> dict[str, str]:
     return {
         "index.md": f"# {'首页' if zh else 'Home'}\n\n<!-- verification-summary -->\n",
         "all.md": f"# {'全部速查' if zh else 'All idioms'}\n\n<!-- all-idioms -->\n",
+        "compatibility.md": f"---\nsearch:\n  exclude: true\n---\n\n# {'兼容性' if zh else 'Compatibility'}\n\n"
+                            "<!-- compatibility-matrix -->\n",
         "alpha.md": f"# {'甲页' if zh else 'Alpha'}\n\n{'介绍。' if zh else 'The introduction.'}\n\n"
                     + _entry(lang, "第一条" if zh else "The first", "#alpha-one", "x = 1", "1")
                     + _entry(lang, "第二条" if zh else "The second", '#alpha-two data-aliases="old-two"', "y = 2", "2"),
@@ -108,8 +111,10 @@ plugins:
 
 def write_site(root: Path) -> Path:
     """The sources of a small site: two topic pages (3 entries, two aliases), a recipe, a home
-    page and an all-idioms page per language, and a record with one current row, one stale row
-    and one entry without a row on CPU, and one current CUDA row."""
+    page, an all-idioms and a compatibility page per language, and a record of two releases:
+    on 2.14.1 alpha-one and the recipe passed and alpha-two failed, on 2.13.0 alpha-one and the
+    recipe passed and alpha-two's row is stale, and alpha-one passed on CUDA with 2.13.0;
+    beta-one has no row at all."""
     for lang in ("zh", "en"):
         for name, text in _pages(lang).items():
             path = root / "docs" / lang / name
@@ -126,10 +131,15 @@ def write_site(root: Path) -> Path:
     zh = root / "docs" / "zh"
     one = parse_page(zh / "alpha.md", "zh").entry("alpha-one").code_hash(root / "snippets")
     demo = parse_page(zh / "recipes" / "demo.py", "zh").entries[0].code_hash(root / "snippets")
-    save(root / "verification", "cpu", [Row("alpha.md", "alpha-one", "passed", one, **ROW),
-                                        Row("alpha.md", "alpha-two", "passed", "0" * 16, **ROW),  # stale
-                                        Row("recipes/demo.py", "recipe-demo", "passed", demo, **ROW)])
-    save(root / "verification", "cuda", [Row("alpha.md", "alpha-one", "passed", one, **GPU)])
+    two = parse_page(zh / "alpha.md", "zh").entry("alpha-two").code_hash(root / "snippets")
+    record = root / "verification"
+    save(record, "2.14.1", "cpu", [Row("alpha.md", "alpha-one", "passed", one, **NEW),
+                                   Row("alpha.md", "alpha-two", "failed", two, **NEW, note="AssertionError: 2 != 3"),
+                                   Row("recipes/demo.py", "recipe-demo", "passed", demo, **NEW)])
+    save(record, "2.13.0", "cpu", [Row("alpha.md", "alpha-one", "passed", one, **ROW),
+                                   Row("alpha.md", "alpha-two", "passed", "0" * 16, **ROW),  # stale
+                                   Row("recipes/demo.py", "recipe-demo", "passed", demo, **ROW)])
+    save(record, "2.13.0", "cuda", [Row("alpha.md", "alpha-one", "passed", one, **GPU)])
     return root
 
 
@@ -164,56 +174,96 @@ def _row(result="passed", hash="aaaa", **kw):
     return Row("alpha.md", "alpha-one", result, hash, **{**ROW, **kw})
 
 
+def _verdict(device, row, hash="aaaa", release="2.13.0"):
+    return verdict(device, row, hash, release)
+
+
 @pytest.mark.parametrize("found,zh,en", [
-    (verdict("cpu", _row(), "aaaa"), "✓ CPU · PyTorch 2.13.0+cpu · 2026-12-01", "✓ CPU · PyTorch 2.13.0+cpu · 2026-12-01"),
-    (verdict("cpu", _row(), "bbbb"), "⚠ 代码在上次验证（2026-12-01）后改过", "⚠ changed since last verified (2026-12-01)"),
-    (verdict("cpu", None, "bbbb"), "尚无运行记录", "no run on record"),
-    (verdict("cpu", _row("needs-cuda"), "aaaa"), "CPU：仅 GPU 示例", "CPU: GPU-only example"),
-    (verdict("cpu", _row("failed"), "aaaa"), "✗ CPU 上失败（2026-12-01）", "✗ failed on CPU (2026-12-01)"),
-    (verdict("cuda", _row(**GPU), "aaaa"), "✓ CUDA · H200 (sm_90) · PyTorch 2.13.0+cu130 · 2026-12-01",
-     "✓ CUDA · H200 (sm_90) · PyTorch 2.13.0+cu130 · 2026-12-01"),
-    (verdict("cuda", _row(**GPU), "bbbb"), "CUDA：代码在上次 GPU 验证后改过", "CUDA: changed since last verified on a GPU"),
-    (verdict("cuda", None, "aaaa"), "CUDA：尚未在 GPU 上运行", "CUDA: not yet run"),
-    (verdict("cuda", _row("failed", **GPU), "aaaa"), "✗ CUDA 上失败（2026-12-01）", "✗ failed on CUDA (2026-12-01)"),
+    (_verdict("cpu", _row()), "✓ 2.13.0", "✓ 2.13.0"),
+    (_verdict("cpu", _row(), "bbbb"), "⚠ 在 2.13.0 上验证后改过", "⚠ changed since verified on 2.13.0"),
+    (_verdict("cpu", None), None, None),
+    (_verdict("cpu", _row("needs-cuda")), "仅限 GPU", "GPU only"),
+    (_verdict("cpu", _row("failed", **NEW), release="2.14.1"), "✗ 2.14.1 上失败", "✗ 2.14.1 failed"),
+    (_verdict("cuda", _row(**GPU)), "✓ 2.13.0", "✓ 2.13.0"),
 ])
-def test_status_text_says_what_the_verdict_says(found, zh, en):
-    assert entry_status.status_text(found, ZH) == zh
-    assert entry_status.status_text(found, EN) == en
+def test_a_cell_of_the_status_line_says_what_the_verdict_says(found, zh, en):
+    assert entry_status.cell_text(found, ZH) == zh
+    assert entry_status.cell_text(found, EN) == en
 
 
-def test_status_line_links_the_api_and_the_issue_form():
+def test_a_cells_tooltip_names_the_row_and_no_more():
+    assert entry_status.row_title(_verdict("cuda", _row(**GPU)), EN) == (
+        "PyTorch 2.13.0+cu130, Python 3.11.7, H200 (sm_90), 2026-12-01; a maintainer's GPU run")
+    failed = _verdict("cpu", _row("failed", note="AssertionError: 2 != 3"))
+    assert entry_status.row_title(failed, ZH) == (
+        "PyTorch 2.13.0+cpu，Python 3.11.7，AMD EPYC，2026-12-01；本项目的 CI；失败：AssertionError: 2 != 3")
+    stale = entry_status.row_title(_verdict("cpu", _row(), "bbbb"), EN)
+    assert stale.endswith("this project's CI; the code changed after this run")
+
+
+def _cell(row, title_lang=EN, release="2.13.0"):
+    title = entry_status.row_title(_verdict("cpu", row, release=release), title_lang)
+    return f'<span title="{title}">'.replace("'", "&#x27;")
+
+
+def test_status_line_shows_the_matrix_row_and_links_the_api_and_the_issue_form():
     report = entry_status.report_url("https://github.com/o/r/", "http://x.test/alpha/#alpha-one", "alpha-one", "wrong-entry.yml")
     assert report == ("https://github.com/o/r/issues/new?template=wrong-entry.yml&title=%5Balpha-one%5D+"
                       "&entry=http%3A%2F%2Fx.test%2Falpha%2F%23alpha-one")
-    found = [verdict("cpu", _row(), "aaaa"), verdict("cuda", None, "aaaa")]
+    new, old = _row(**NEW), _row()
+    found = [_verdict("cpu", new, release="2.14.1"), _verdict("cpu", old), _verdict("cuda", None, release="2.14.1"),
+             _verdict("cuda", None)]
     line = entry_status.status_line(found, EN, {"api": "torch.zeros", "url": "https://d.test/z.html"}, report)
-    assert line == ('\n<p class="entry-chrome" data-search-exclude>✓ CPU · PyTorch 2.13.0+cpu · 2026-12-01 · CUDA: not yet run · '
+    assert line == ('\n<p class="entry-chrome" data-search-exclude>'
+                    f'{_cell(new, release="2.14.1")}✓ 2.14.1</span> · {_cell(old)}✓ 2.13.0</span> · CPU — CUDA: not yet run · '
                     '<a href="https://d.test/z.html" title="torch.zeros">API docs</a> · '
                     f'<a href="{report.replace("&", "&amp;")}">Report a problem</a></p>\n')
-    assert entry_status.status_line(found, ZH) == ('\n<p class="entry-chrome" data-search-exclude>'
-                                                   '✓ CPU · PyTorch 2.13.0+cpu · 2026-12-01 · CUDA：尚未在 GPU 上运行</p>\n')
+    text = re.sub(r"<[^>]+>", "", entry_status.status_line(found, ZH))
+    assert text == "\n✓ 2.14.1 · ✓ 2.13.0 · CPU — CUDA：尚未在 GPU 上运行\n"
+
+
+def test_status_line_with_a_failed_and_a_stale_release():
+    failed = _row("failed", **NEW, note="AssertionError: 2 != 3")
+    found = [_verdict("cpu", failed, release="2.14.1"), _verdict("cpu", _row(), "bbbb"),
+             _verdict("cuda", None, release="2.14.1"), _verdict("cuda", _row(**GPU))]
+    line = entry_status.status_line(found, EN)
+    assert re.sub(r"<[^>]+>", "", line) == "\n✗ 2.14.1 failed · ⚠ changed since verified on 2.13.0 · CPU — ✓ 2.13.0 · CUDA\n"
+    assert ('title="PyTorch 2.14.1+cpu, Python 3.11.7, AMD EPYC, 2026-12-02; this project&#x27;s CI; '
+            'failed: AssertionError: 2 != 3"') in line
+    assert re.sub(r"<[^>]+>", "", entry_status.status_line(found, ZH)) == (
+        "\n✗ 2.14.1 上失败 · ⚠ 在 2.13.0 上验证后改过 · CPU — ✓ 2.13.0 · CUDA\n")
+    # GPU only on two releases: said once, both rows in its tooltip; no row at all: said so
+    gpu_only = [_verdict("cpu", _row("needs-cuda", **NEW), release="2.14.1"), _verdict("cpu", _row("needs-cuda"))]
+    line = entry_status.status_line(gpu_only, EN)
+    assert re.sub(r"<[^>]+>", "", line) == "\nGPU only · CPU\n" and "2.14.1+cpu" in line and "2.13.0+cpu" in line
+    none = [_verdict("cpu", None), _verdict("cuda", None)]
+    assert re.sub(r"<[^>]+>", "", entry_status.status_line(none, EN)) == "\nCPU: no run on record — CUDA: not yet run\n"
 
 
 def test_a_row_that_says_nothing_known_is_an_error_naming_page_and_entry():
     entry = parse_text(Path("/docs/zh/alpha.md"), _pages("zh")["alpha.md"], "zh").entries[0]
-    good = [verdict("cpu", _row(), "aaaa")]
+    good = [_verdict("cpu", _row())]
     assert entry_status.checked(good, entry) == good
-    with pytest.raises(PluginError, match=r"/docs/zh/alpha.md: entry `alpha-one`: its cpu row .* says `passd`"):
-        entry_status.checked([Verdict("cpu", "passd", _row("passd"))], entry)
+    with pytest.raises(PluginError, match=r"/docs/zh/alpha.md: entry `alpha-one`: its cpu row for torch 2.13.0 .* says `passd`"):
+        entry_status.checked([Verdict("cpu", "passd", _row("passd"), "2.13.0")], entry)
 
 
 def test_recipe_line_says_what_the_record_holds():
-    passed, missing = verdict("cpu", _row(), "aaaa"), verdict("cuda", None, "aaaa")
-    assert recipes.verification_line([passed, missing], ZH) == (
-        "这个实战在测试中作为一个程序完整运行过：CPU 上通过（PyTorch 2.13.0+cpu，2026-12-01）；GPU 上尚未运行。"
-        "代码里的 <code>#&gt;</code> 行是那次运行打印的输出。")
-    line = recipes.verification_line([passed, missing], EN)
-    assert "passed on CPU (PyTorch 2.13.0+cpu, 2026-12-01); not yet run on a GPU." in line
-    stale = verdict("cpu", _row(), "bbbb")
-    assert "its code changed after the last recorded run" in recipes.verification_line([stale, missing], EN)
-    never = recipes.verification_line([verdict("cpu", None, "a"), missing], EN)
+    new, old = _verdict("cpu", _row(**NEW), release="2.14.1"), _verdict("cpu", _row())
+    missing = _verdict("cuda", None)
+    text = lambda found, strings: re.sub(r"<span[^>]*>|</span>", "", recipes.verification_line(found, strings))  # noqa: E731
+    assert text([new, old, missing], ZH) == (
+        "这个实战在测试中作为一个程序完整运行过：✓ 2.14.1 · ✓ 2.13.0 · CPU — CUDA：尚未在 GPU 上运行。"
+        "代码里的 <code>#&gt;</code> 行是记录在案的运行打印的输出。")
+    assert text([new, old, missing], EN).startswith(
+        "This recipe ran in the tests as one program: ✓ 2.14.1 · ✓ 2.13.0 · CPU — CUDA: not yet run. ")
+    stale = _verdict("cpu", _row(), "bbbb")
+    assert text([stale, missing], EN) == (
+        "No recorded run of this recipe is for its code as it is now: ⚠ changed since verified on 2.13.0 · CPU — "
+        "CUDA: not yet run. The <code>#&gt;</code> lines in the code are not yet checked again.")
+    never = recipes.verification_line([_verdict("cpu", None), missing], EN)
     assert never.startswith("No run of this recipe is on record yet")
-    note = recipes.note([passed, missing], "recipes/demo.py", EN)
+    note = recipes.note([old, missing], "recipes/demo.py", EN)
     assert note.startswith('<p class="recipe-verification">This recipe ran')
     assert note.endswith('<a class="md-button notebook-download" href="../demo.ipynb" download>Download notebook</a></p>')
 
@@ -225,20 +275,93 @@ def test_recipe_pages_lose_the_loaders_from_other_hosts():
     assert recipes.is_recipe("recipes/demo.py") and not recipes.is_recipe("recipes.md") and not recipes.is_recipe("demo.py")
 
 
-def test_the_summary_counts_the_verdicts():
-    figures = {"cpu": {"entries": 4, "states": {"passed": 2, "needs-cuda": 1, "stale": 1}, "torch": ["2.13.0+cpu"],
-                       "python": ["3.11.7"], "devices": ["AMD EPYC"], "dates": ["2026-12-01"]},
-               "cuda": {"entries": 4, "states": {"missing": 4}, "torch": [], "python": [], "devices": [], "dates": []}}
+def _figures(states, torch=(), devices=("AMD EPYC",), dates=("2026-12-01",), sources=("ci",), entries=4):
+    return {"entries": entries, "states": states, "torch": list(torch), "python": ["3.11.7"] if torch else [],
+            "devices": list(devices) if torch else [], "dates": list(dates) if torch else [],
+            "sources": list(sources) if torch else []}
+
+
+def test_the_summary_has_a_line_per_release_and_device_with_rows():
+    figures = {("2.13.0", "cpu"): _figures({"passed": 2, "needs-cuda": 1, "stale": 1}, ["2.13.0+cpu"]),
+               ("2.14.1", "cpu"): _figures({"passed": 3, "failed": 1}, ["2.14.1+cpu"], dates=["2026-12-02"]),
+               ("2.13.0", "cuda"): _figures({"missing": 4}),
+               ("2.14.1", "cuda"): _figures({"missing": 4})}
     assert verification_summary.render(figures, ZH) == (
-        "- **CPU**：2 / 4 个条目的示例通过（PyTorch 2.13.0+cpu，Python 3.11.7，AMD EPYC，2026-12-01）；"
+        "- **PyTorch 2.14.1，CPU**：3 / 4 个条目的示例通过（Python 3.11.7，AMD EPYC，2026-12-02；本项目的 CI）；"
+        "1 个条目的示例失败。\n"
+        "- **PyTorch 2.13.0，CPU**：2 / 4 个条目的示例通过（Python 3.11.7，AMD EPYC，2026-12-01；本项目的 CI）；"
         "另有 1 个条目的示例只能在 GPU 上运行。\n"
         "- **CUDA**：还没有记录在案的 GPU 运行，`#cuda>` 行尚未在 GPU 上核对。")
-    figures["cuda"] = dict(figures["cpu"], states={"passed": 1}, torch=["2.13.0+cu130"], devices=["H200 (sm_90)"])
-    assert verification_summary.render(figures, EN).splitlines()[1] == (
-        "- **CUDA**: the examples of 1 of 4 entries passed on a GPU (PyTorch 2.13.0+cu130, H200 (sm_90), 2026-12-01); "
-        "the `#cuda>` lines of the others are not yet checked on a GPU.")
-    empty = {d: dict(figures["cuda"], torch=[], states={}) for d in ("cpu", "cuda")}
+    assert verification_summary.render(figures, EN).splitlines()[0] == (
+        "- **PyTorch 2.14.1, CPU**: the examples of 3 of 4 entries passed (Python 3.11.7, AMD EPYC, 2026-12-02; "
+        "this project's CI); the examples of 1 failed.")
+    figures[("2.13.0", "cuda")] = _figures({"passed": 1, "missing": 3}, ["2.13.0+cu130"], devices=["H200 (sm_90)"],
+                                           sources=["gpu"])
+    lines = verification_summary.render(figures, EN).splitlines()
+    assert lines[2] == (
+        "- **PyTorch 2.13.0, CUDA**: the examples of 1 of 4 entries passed on a GPU (Python 3.11.7, H200 (sm_90), "
+        "2026-12-01; a maintainer's GPU run); the `#cuda>` lines of the others are not yet checked on a GPU.")
+    assert len(lines) == 3, "no 2.14.1 CUDA line, and no line saying there is no GPU run"
+    # only stale rows: they vouch for nothing, and the line says so
+    figures[("2.13.0", "cuda")] = _figures({"stale": 2, "missing": 2})
+    assert verification_summary.render(figures, EN).splitlines()[2].startswith("- **PyTorch 2.13.0, CUDA**: all 2 rows predate")
+    empty = {("2.13.0", d): _figures({"missing": 4}) for d in ("cpu", "cuda")}
     assert verification_summary.render(empty, EN).splitlines()[0] == "- **CPU**: the verification record is empty."
+    assert verification_summary.render({}, EN).splitlines()[0] == "- **CPU**: the verification record is empty."
+
+
+def test_the_matrix_has_a_table_per_page_a_row_per_entry_a_column_per_release_and_device():
+    alpha, beta, demo = _page("en", "alpha.md"), _page("en", "beta.md"), _page("en", "recipes/demo.py")
+    one, two = _row(**NEW, note=""), _row("failed", **NEW, note="AssertionError: 2 != 3")
+    verdicts = {"alpha-one": [_verdict("cpu", one, release="2.14.1"), _verdict("cpu", _row()),
+                              _verdict("cuda", _row(**GPU))],
+                "alpha-two": [_verdict("cpu", two, release="2.14.1"), _verdict("cpu", _row(), "bbbb"),
+                              _verdict("cuda", None)],
+                "recipe-demo": [_verdict("cpu", _row("needs-cuda", **NEW), release="2.14.1"), _verdict("cpu", None),
+                                _verdict("cuda", None)]}
+    cols = [("2.14.1", "cpu"), ("2.13.0", "cpu"), ("2.13.0", "cuda")]
+    view = compatibility.matrix([("alpha/", alpha), ("beta/", beta), ("recipes/demo/", demo)], verdicts, cols,
+                                "compatibility/", EN)
+    assert view.startswith('<div class="compat-matrix" data-search-exclude>\n'
+                           '<p class="idiom-count">3 entries and 1 recipes; columns (PyTorch release and device): 3</p>\n'
+                           '<p class="compat-legend-title">Legend</p>')
+    assert "no CUDA columns" not in view  # there is one
+    assert view.count('<section class="idiom-group">') == 3 and view.count("<table>") == 3
+    assert '<h2 id="alpha"><a href="../alpha/">Alpha</a></h2>' in view and '<h2 id="recipes">Recipes</h2>' in view
+    heads = re.findall(r'<th scope="col" data-release="([^"]+)" data-device="([^"]+)" title="([^"]*)">(.*?)</th>', view)
+    assert [(r, d) for r, d, _, _ in heads[:3]] == cols
+    release, device, title, shown = heads[0]
+    assert re.sub(r"<[^>]+>", "", shown) == "2.14.1 CPU 2026-12-02 CI"
+    assert title == "3 rows: PyTorch 2.14.1+cpu; Python 3.11.7; AMD EPYC; 2026-12-02; this project&#x27;s CI"
+    assert re.sub(r"<[^>]+>", "", heads[2][3]) == "2.13.0 CUDA 2026-12-01 GPU run"
+    rows = re.findall(r'<tr><th scope="row"><a href="([^"]+)">([^<]+)</a></th>(.*?)</tr>', view)
+    assert [(link, title) for link, title, _ in rows] == [
+        ("../alpha/#alpha-one", "The first"), ("../alpha/#alpha-two", "The second"), ("../beta/#beta-one", "The third"),
+        ("../recipes/demo/", "A demo")]
+    cells = {link: re.findall(r'<td class="compat-([a-z-]+)"( title="[^"]*")?>(.*?)</td>', tds) for link, _, tds in rows}
+    assert [c[0] for c in cells["../alpha/#alpha-one"]] == ["passed", "passed", "passed"]
+    assert [c[0] for c in cells["../alpha/#alpha-two"]] == ["failed", "stale", "missing"]
+    assert "failed: AssertionError: 2 != 3" in cells["../alpha/#alpha-two"][0][1]
+    assert cells["../alpha/#alpha-two"][0][2] == '<span aria-hidden="true">✗</span><span class="compat-sr">failed</span>'
+    assert cells["../alpha/#alpha-two"][2] == ("missing", "",
+                                               '<span aria-hidden="true">—</span><span class="compat-sr">no run</span>')
+    assert [c[0] for c in cells["../beta/#beta-one"]] == ["missing"] * 3  # no verdicts at all
+    assert [c[0] for c in cells["../recipes/demo/"]] == ["needs-cuda", "missing", "missing"]
+    assert cells["../recipes/demo/"][0][2] == "GPU only"
+    assert '<input type="search" class="idiom-filter" placeholder="Type to filter' in view
+    zh = compatibility.matrix([("alpha/", _page("zh", "alpha.md"))], {}, cols[:2], "compatibility/", ZH)
+    assert "还没有记录在案的 GPU 运行，所以没有 CUDA 列" in zh
+    assert '<li><span class="compat-passed" aria-hidden="true">✓</span> 通过：' in zh
+    assert "<li>" + '<span class="compat-needs-cuda">仅限 GPU</span>：' in zh
+
+
+def test_the_matrix_shows_only_columns_with_rows(tmp_path):
+    from cheatsheet.model.record import Record
+
+    root = write_site(tmp_path)
+    record = Record(root / "verification", root / "snippets")
+    assert record.columns == [("2.14.1", "cpu"), ("2.14.1", "cuda"), ("2.13.0", "cpu"), ("2.13.0", "cuda")]
+    assert compatibility.columns(record) == [("2.14.1", "cpu"), ("2.13.0", "cpu"), ("2.13.0", "cuda")]
 
 
 def test_output_lines_are_marked():
@@ -318,22 +441,40 @@ def test_the_english_site_goes_below_the_default_one(tmp_path):
 # --- one build of the synthetic site ---------------------------------------------------------
 
 
+def _chrome(html: str, entry_id: str) -> str:
+    return html.split(f'id="{entry_id}"', 1)[1].split("</h3>", 1)[1].split("\n")[1]
+
+
 @pytest.mark.parametrize("lang,prefix", [("zh", ""), ("en", "en/")])
 def test_status_lines(built, lang, prefix):
     html = _html(built, prefix + "alpha")
     s = STRINGS[lang]
-    chrome = html.split('id="alpha-one"', 1)[1].split("</h3>", 1)[1].split("\n")[1]
-    assert chrome.startswith(f'<p class="entry-chrome" data-search-exclude>✓ CPU · PyTorch 2.13.0+cpu · 2026-12-01 · '
-                             f'✓ CUDA · H200 (sm_90) · PyTorch 2.13.0+cu130 · 2026-12-01 · '
-                             f'<a href="https://docs.pytorch.org/docs/stable/generated/torch.zeros.html" title="torch.zeros">'
-                             f'{s["status.api"]}</a>')
+    chrome = _chrome(html, "alpha-one")
+    assert chrome.startswith('<p class="entry-chrome" data-search-exclude><span title="PyTorch 2.14.1+cpu')
+    shown = lambda line: re.sub(r"<[^>]+>", "", line)  # noqa: E731
+    assert shown(chrome).startswith(f"✓ 2.14.1 · ✓ 2.13.0 · CPU — ✓ 2.13.0 · CUDA · {s['status.api']} · {s['status.report']}")
+    assert ('<a href="https://docs.pytorch.org/docs/stable/generated/torch.zeros.html" title="torch.zeros">'
+            f'{s["status.api"]}</a>') in chrome
     assert f"entry=http%3A%2F%2Fexample.test%2F{prefix.replace('/', '%2F')}alpha%2F%23alpha-one" in chrome
-    stale = html.split('id="alpha-two"', 1)[1].split("</h3>", 1)[1].split("\n")[1]
-    assert stale.startswith(f'<p class="entry-chrome" data-search-exclude>{s["status.cpu_stale"].format(date="2026-12-01")} · '
-                            f'{s["status.cuda_missing"]} · <a href="https://github.com/example/repo/issues/new?')
-    missing = _html(built, prefix + "beta").split('id="beta-one"', 1)[1].split("</h3>", 1)[1].split("\n")[1]
-    assert missing.startswith(f'<p class="entry-chrome" data-search-exclude>{s["status.cpu_missing"]} · '
-                              f'{s["status.cuda_missing"]} · ')
+    assert s["source.gpu"].replace("'", "&#x27;") in chrome  # the CUDA row's tooltip says who ran it
+    two = _chrome(html, "alpha-two")
+    failed, stale = s["status.failed"].format(release="2.14.1"), s["status.stale"].format(release="2.13.0")
+    assert shown(two).startswith(f"{failed} · {stale} · CPU — {s['status.cuda_missing']} · {s['status.report']}")
+    assert "AssertionError: 2 != 3" in two
+    missing = _chrome(_html(built, prefix + "beta"), "beta-one")
+    assert shown(missing).startswith(f"{s['status.cpu_missing']} — {s['status.cuda_missing']} · ")
+
+
+@pytest.mark.parametrize("lang,prefix", [("zh", ""), ("en", "en/")])
+def test_the_compatibility_page(built, lang, prefix):
+    page = _html(built, prefix + "compatibility")
+    assert "<!-- compatibility-matrix -->" not in page and '<div class="compat-matrix" data-search-exclude>' in page
+    heads = re.findall(r'<th scope="col" data-release="([^"]+)" data-device="([^"]+)"', page)
+    assert heads[:3] == [("2.14.1", "cpu"), ("2.13.0", "cpu"), ("2.13.0", "cuda")] and len(heads) == 3 * 3
+    assert page.count('<section class="idiom-group">') == 3 and '<a href="../beta/#beta-one">' in page
+    assert '<a href="../recipes/demo/">' in page
+    docs = json.loads((built / prefix / "search" / "entries.json").read_text("utf-8"))["docs"]
+    assert not [d for d in docs if d["u"].startswith("compatibility/")]
 
 
 @pytest.mark.parametrize("prefix", ["", "en/"])
@@ -362,16 +503,21 @@ def test_the_all_idioms_page_and_the_home_page_summary(built, lang, prefix):
     assert page.count('<section class="idiom-group">') == 3 and '<a href="../beta/#beta-one">' in page
     home = _html(built, prefix)
     assert "verification-summary" not in home
-    assert {"zh": "2 / 4 个条目的示例通过", "en": "the examples of 2 of 4 entries passed"}[lang] in home
-    assert {"zh": "1 / 4 个条目的示例在 GPU 上通过", "en": "the examples of 1 of 4 entries passed on a GPU"}[lang] in home
+    lines = [re.sub(r"<[^>]+>", "", li) for li in re.findall(r"<li>(.*?)</li>", home.split('class="md-content"', 1)[1])]
+    expected = {"zh": ["PyTorch 2.14.1，CPU：2 / 4 个条目的示例通过", "PyTorch 2.13.0，CPU：2 / 4 个条目的示例通过",
+                       "PyTorch 2.13.0，CUDA：1 / 4 个条目的示例在 GPU 上通过"],
+                "en": ["PyTorch 2.14.1, CPU: the examples of 2 of 4 entries passed",
+                       "PyTorch 2.13.0, CPU: the examples of 2 of 4 entries passed",
+                       "PyTorch 2.13.0, CUDA: the examples of 1 of 4 entries passed on a GPU"]}[lang]
+    assert [line[:len(start)] for line, start in zip(lines, expected)] == expected and len(lines) == 3, lines
 
 
 @pytest.mark.parametrize("lang,prefix", [("zh", ""), ("en", "en/")])
 def test_the_recipe_page_and_notebook(built, lang, prefix):
     html = _html(built, prefix + "recipes/demo")
-    passed = {"zh": "CPU 上通过（PyTorch 2.13.0+cpu，2026-12-01）；GPU 上尚未运行",
-              "en": "passed on CPU (PyTorch 2.13.0+cpu, 2026-12-01)"}
-    assert '</h1><p class="recipe-verification">' in html and passed[lang] in html
+    line = re.search(r'</h1><p class="recipe-verification">(.*?)</p>', html, re.S)
+    shown = re.sub(r"<span[^>]*>|</span>", "", line.group(1))
+    assert STRINGS[lang]["recipe.ran"].format(runs=f"✓ 2.14.1 · ✓ 2.13.0 · CPU — {STRINGS[lang]['status.cuda_missing']}") in shown
     book = json.loads((built / prefix / "recipes" / "demo.ipynb").read_text("utf-8"))
     assert len(book["cells"]) == 2 and "jupytext" not in book["metadata"]
 
@@ -415,18 +561,19 @@ def test_two_builds_by_one_plugin_instance_share_nothing(tmp_path):
     assert ZH["all.count"].format(n=2, r=1) in _html(site, "all")
     docs = json.loads((site / "search" / "entries.json").read_text("utf-8"))["docs"]
     assert [d["u"] for d in docs if d["k"] == "entry"] == ["alpha/#alpha-one", "alpha/#alpha-two"]
-    assert set(plugin.pages) == {"index.md", "all.md", "alpha.md", "recipes/demo.py"}
-    assert summary(root / "docs", root / "snippets", root / "verification")["cpu"]["entries"] == 3
+    assert set(plugin.pages) == {"index.md", "all.md", "compatibility.md", "alpha.md", "recipes/demo.py"}
+    assert summary(root / "docs", root / "snippets", root / "verification")[("2.13.0", "cpu")]["entries"] == 3
+    assert "beta-one" not in _html(site, "compatibility")
 
 
 def test_a_bad_row_stops_the_build_naming_page_and_entry(tmp_path, caplog):
     root = write_site(tmp_path)
-    cpu = root / "verification" / "cpu.csv"
+    cpu = root / "verification" / "2.13.0" / "cpu.csv"
     cpu.write_text(cpu.read_text("utf-8").replace("alpha-one,passed", "alpha-one,passd"), "utf-8")
     with caplog.at_level(logging.ERROR, logger="mkdocs"), pytest.raises(Abort):
         _build(root)
     page = root / "docs" / "zh" / "alpha.md"
-    assert f"{page}: entry `alpha-one`: its cpu row in the verification record says `passd`" in caplog.text
+    assert f"{page}: entry `alpha-one`: its cpu row for torch 2.13.0 in the verification record says `passd`" in caplog.text
 
 
 def test_an_alias_to_no_page_is_a_plugin_error_naming_the_file(tmp_path):

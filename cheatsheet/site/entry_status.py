@@ -1,7 +1,13 @@
 """The line under every entry's heading, rendered from data, never typed per entry: what the
-verification record says about the entry on each device (its verdict: cheatsheet.model.record),
-a link to the documentation of its main API (generated/api-docs.csv), and, when the site knows
-its repository, a link that reports a problem with this entry through the issue form, prefilled."""
+verification record says about the entry on each torch release and device (its verdicts:
+cheatsheet.model.record), a link to the documentation of its main API (generated/api-docs.csv),
+and, when the site knows its repository, a link that reports a problem with this entry through the
+issue form, prefilled.
+
+The record's part of the line is the matrix's row for the entry, compact, one group per device:
+"✓ 2.14.1 · ✗ 2.13.0 failed · CPU — CUDA: not yet run". Each mark's tooltip names the row behind
+it (torch build, Python, device, date, who ran it, what failed); a release without a row for the
+entry on that device says nothing, and a device without any says so."""
 
 from __future__ import annotations
 
@@ -12,7 +18,7 @@ from urllib.parse import urlencode
 from mkdocs.exceptions import PluginError
 
 from cheatsheet.model.pages import Entry
-from cheatsheet.model.record import Verdict
+from cheatsheet.model.record import Row, Verdict
 
 # What a verdict can say (cheatsheet.model.record.Verdict.state); a row's result is one of the first three.
 STATES = ("passed", "failed", "needs-cuda", "stale", "missing")
@@ -22,23 +28,55 @@ def checked(verdicts: list[Verdict], entry: Entry) -> list[Verdict]:
     """The verdicts, once each says something the site can render."""
     for verdict in verdicts:
         if verdict.state not in STATES:
-            raise PluginError(f"{entry.path}: entry `{entry.id}`: its {verdict.device} row in the verification record says "
-                              f"`{verdict.state}`, which is none of passed, failed, needs-cuda")
+            raise PluginError(f"{entry.path}: entry `{entry.id}`: its {verdict.device} row for torch {verdict.release} in the "
+                              f"verification record says `{verdict.state}`, which is none of passed, failed, needs-cuda")
     return verdicts
 
 
-def status_text(verdict: Verdict, strings: Mapping[str, str]) -> str:
-    """What one verdict says, as plain text."""
-    device, row = verdict.device, verdict.row
-    if verdict.state == "missing":
-        return strings[f"status.{device}_missing"]
+def source(row: Row, strings: Mapping[str, str], short: bool = False) -> str:
+    """Who ran the row, in words (its `source` as is when the strings have no word for it)."""
+    return strings.get(f"{'source_short' if short else 'source'}.{row.source}", row.source)
+
+
+def row_title(verdict: Verdict, strings: Mapping[str, str]) -> str:
+    """The row behind a verdict, as plain text for a tooltip: all it says, no more."""
+    row = verdict.row
+    text = strings["status.row"].format(torch=row.torch, python=row.python, device=row.device, date=row.date,
+                                        source=source(row, strings))
+    if verdict.state == "failed" and row.note:
+        return strings["status.row_failed"].format(row=text, note=row.note)
     if verdict.state == "stale":
-        return strings[f"status.{device}_stale"].format(date=row.date)
-    if verdict.state == "needs-cuda" and device == "cpu":
-        return strings["status.cpu_cuda_only"]
-    if verdict.state != "passed":
-        return strings[f"status.{device}_failed"].format(date=row.date)
-    return strings[f"status.{device}"].format(torch=row.torch, date=row.date, device=row.device)
+        return strings["status.row_stale"].format(row=text)
+    return text
+
+
+def cell_text(verdict: Verdict, strings: Mapping[str, str]) -> str | None:
+    """What one verdict says in the status line, as plain text; None without a row."""
+    if verdict.state == "missing":
+        return None
+    if verdict.state == "needs-cuda":
+        return strings["status.needs_cuda"]
+    return strings[f"status.{verdict.state}"].format(release=verdict.release)
+
+
+def compact(verdicts: list[Verdict], strings: Mapping[str, str]) -> str:
+    """The record's part of the line (HTML): per device, in the verdicts' order, what each release
+    says; the same words once (GPU only), with every row behind them in the tooltip."""
+    groups = []
+    for device in dict.fromkeys(v.device for v in verdicts):
+        cells: dict[str, list[str]] = {}  # text -> the rows' titles
+        for v in verdicts:
+            text = cell_text(v, strings) if v.device == device else None
+            if text is not None:
+                cells.setdefault(text, []).append(row_title(v, strings))
+        if not cells:
+            groups.append(html.escape(strings[f"status.{device}_missing"]))
+            continue
+        spans = [f'<span title="{html.escape(chr(10).join(titles))}">{html.escape(text)}</span>'
+                 for text, titles in cells.items()]
+        groups.append(strings["status.device"].format(cells=strings["status.cell_sep"].join(spans),
+                                                      device=html.escape(strings[f"device.{device}"])))
+    return strings["status.device_sep"].join(groups)
 
 
 def report_url(repo_url: str, entry_url: str, entry_id: str, template: str) -> str:
@@ -49,11 +87,12 @@ def report_url(repo_url: str, entry_url: str, entry_id: str, template: str) -> s
 
 def status_line(verdicts: list[Verdict], strings: Mapping[str, str],
                 api: Mapping[str, str] | None = None, report: str | None = None) -> str:
-    """The `<p>` that goes right after the entry's `</h3>`. `api`: its api-docs.csv row, if any;
+    """The `<p>` that goes right after the entry's `</h3>`. `verdicts`: one per column of the
+    record (cheatsheet.model.record.Record.verdicts); `api`: its api-docs.csv row, if any;
     `report`: its report_url, if the site knows its repository."""
-    parts = [html.escape(status_text(v, strings)) for v in verdicts]
+    parts = [compact(verdicts, strings)]
     if api:
-        parts.append(f'<a href="{html.escape(api["url"])}" title="{api["api"]}">{strings["status.api"]}</a>')
+        parts.append(f'<a href="{html.escape(api["url"])}" title="{html.escape(api["api"])}">{strings["status.api"]}</a>')
     if report:
         parts.append(f'<a href="{html.escape(report)}">{strings["status.report"]}</a>')
     return f'\n<p class="entry-chrome" data-search-exclude>{" · ".join(parts)}</p>\n'

@@ -3,9 +3,10 @@ cheatsheet/site/, each a plain function of the page model, the record and the st
 
     on_config        the project's settings, the record, the API links; no edit links without a repository
     on_files         every page parsed once; the ids that moved to another page (aliases)
-    on_nav           the pages with entries, in nav order (the all-idioms page)
+    on_nav           the pages with entries, in nav order (the all-idioms and compatibility pages)
     on_env           this language's strings for the templates
-    on_page_markdown the markers: <!-- all-idioms -->, <!-- verification-summary -->, <!-- rules-table -->
+    on_page_markdown the markers: <!-- all-idioms -->, <!-- compatibility-matrix -->,
+                     <!-- verification-summary -->, <!-- rules-table -->
     on_page_content  output lines; under each entry's heading its status line; the at-a-glance
                      table and the notebook link of a topic page; a recipe's verification line;
                      the alias anchors
@@ -32,7 +33,18 @@ from cheatsheet.model.langs import LANGS
 from cheatsheet.model.pages import Entry, Page, parse_page, site_lang
 from cheatsheet.model.record import Record, Verdict, summary
 from cheatsheet.project import Project
-from cheatsheet.site import aliases, at_a_glance, english, entry_status, markup, notebooks, output_lines, recipes, search_index
+from cheatsheet.site import (
+    aliases,
+    at_a_glance,
+    compatibility,
+    english,
+    entry_status,
+    markup,
+    notebooks,
+    output_lines,
+    recipes,
+    search_index,
+)
 from cheatsheet.site import summary as verification_summary
 from cheatsheet.site.strings import STRINGS
 
@@ -95,6 +107,10 @@ class CheatsheetPlugin(BasePlugin[CheatsheetConfig]):
     def on_page_markdown(self, markdown, page, config, files):
         if at_a_glance.MARKER in markdown:
             markdown = markdown.replace(at_a_glance.MARKER, at_a_glance.all_idioms(self.nav_pages, page.url, self.strings))
+        if compatibility.MARKER in markdown:
+            verdicts = {e.id: self._verdicts(e) for _, p in self.nav_pages for e in p.entries}
+            block = compatibility.matrix(self.nav_pages, verdicts, compatibility.columns(self.record), page.url, self.strings)
+            markdown = markdown.replace(compatibility.MARKER, block)
         if verification_summary.MARKER in markdown:
             figures = summary(self.project.docs, self.project.snippets, self.project.record)
             markdown = markdown.replace(verification_summary.MARKER, verification_summary.render(figures, self.strings))
@@ -132,7 +148,7 @@ class CheatsheetPlugin(BasePlugin[CheatsheetConfig]):
             build(english.site_config(config, lang, config_file))
 
     def _verdicts(self, entry: Entry) -> list[Verdict]:
-        """The one reading of the record behind the status line, the recipe line (and the summary)."""
+        """The one reading of the record behind the status line, the recipe line and the matrix (and the summary)."""
         return entry_status.checked(self.record.verdicts(entry), entry)
 
     def _status_lines(self, html: str, page, parsed: Page, config) -> str:

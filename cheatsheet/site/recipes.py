@@ -3,7 +3,8 @@
 - They load nothing from other hosts: nbconvert's template adds a MathJax loader and a Mermaid
   loader that imports from a CDN. The recipes have neither math nor diagrams, so both go.
 - Under the title, a line says what the verification record holds for the recipe (it ran as one
-  program; on which device and torch; or that its code changed since), and links the notebook.
+  program; on which torch releases and devices; or that its code changed since), and links the
+  notebook.
 - Each recipe is also written as a notebook (<name>.ipynb beside the page) by jupytext.
 """
 
@@ -17,6 +18,7 @@ import jupytext
 import nbformat
 
 from cheatsheet.model.record import Verdict
+from cheatsheet.site.entry_status import compact
 
 LOADERS = re.compile(
     r'<script src="">\s*</script>|<script type="text/x-mathjax-config">.*?</script>'
@@ -34,19 +36,12 @@ def without_loaders(html: str) -> str:
 
 
 def verification_line(verdicts: list[Verdict], strings: Mapping[str, str]) -> str:
-    """What the record holds for the recipe, never more (HTML)."""
-    if verdicts[0].state == "missing":  # no CPU row: no run at all
+    """What the record holds for the recipe, never more (HTML): the matrix's row for it, compact
+    as under an entry's heading (cheatsheet.site.entry_status.compact)."""
+    if all(v.state == "missing" for v in verdicts):  # no row at all: no run
         return strings["recipe.none"]
-    runs = []
-    for verdict in verdicts:
-        if verdict.state in ("missing", "stale"):
-            runs.append(strings[f"recipe.{verdict.state}"])
-        else:
-            row = verdict.row
-            result = strings[f"recipe.{verdict.state}"]
-            runs.append(strings["recipe.run"].format(device=verdict.device.upper(), result=result,
-                                                     torch=row.torch, date=row.date))
-    return strings["recipe.ran"].format(runs=strings["recipe.sep"].join(runs))
+    key = "recipe.ran" if any(v.state == "passed" for v in verdicts) else "recipe.unchecked"
+    return strings[key].format(runs=compact(verdicts, strings))
 
 
 def note(verdicts: list[Verdict], src_uri: str, strings: Mapping[str, str]) -> str:

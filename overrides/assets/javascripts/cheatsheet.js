@@ -1,6 +1,7 @@
 // The site's page behaviour (loaded once by overrides/main.html; instant navigation keeps it):
 // the language switch keeps the reader's place and colour scheme, a merged entry's old #id
-// redirects, the all-idioms page filters as the reader types, the progress bar is named.
+// redirects, the all-idioms and compatibility pages filter as the reader types, the progress
+// bar is named.
 (function () {
   "use strict";
   var script = document.currentScript;
@@ -42,13 +43,14 @@
     }
   });
 
-  // All idioms: keep the rows that hold every typed word, and the groups that keep a row.
+  // All idioms and the compatibility matrix: keep the rows that hold every typed word, and the
+  // groups that keep a row (the groups beside the box, in the block the plugin generated).
   document$.subscribe(function () {
     var box = document.querySelector(".idiom-filter");
     if (!box) return;
     box.addEventListener("input", function () {
       var words = box.value.toLowerCase().split(/\s+/).filter(Boolean);
-      document.querySelectorAll(".idiom-group").forEach(function (group) {
+      box.parentElement.querySelectorAll(".idiom-group").forEach(function (group) {
         var shown = 0;
         group.querySelectorAll("tbody tr").forEach(function (row) {
           var text = row.textContent.toLowerCase();
