@@ -33,7 +33,7 @@ from cheatsheet.check.outputs import Unplaceable, expected_code
 from cheatsheet.check.site import check_site
 from cheatsheet.model.devices import DEVICES
 from cheatsheet.model.edits import PageEdits
-from cheatsheet.model.pages import Entry, Fence, comparable_code, counterpart, page_lang, parse_page
+from cheatsheet.model.pages import OUTPUT_LINE, Entry, Fence, comparable_code, counterpart, page_lang, parse_page
 from cheatsheet.model.record import SOURCES, Recorder, Row, release_of, row_result
 from cheatsheet.model.rules import Problem
 from cheatsheet.project import Project
@@ -130,6 +130,16 @@ class Run:
         self.recorder.add(item.device, Row(rel, item.entry.id, result, item.entry.code_hash(self.snippets), info.torch,
                                            info.python, info.device_name, date, self.config.option.record_source, note))
 
+    def english(self, entry: Entry, fence: Fence) -> Fence | None:
+        """The English page's copy of the fence, if its code is the Chinese code (output lines and
+        comments aside): only then can the same run write its output lines."""
+        en_path = counterpart(fence.path, self.docs, "en")
+        en_entry = parse_page(en_path, "en").entry(entry.id) if en_path.exists() else None
+        if en_entry is None or len(en_entry.fences) != len(entry.fences):
+            return None
+        en_fence = en_entry.fences[entry.fences.index(fence)]
+        return en_fence if _without_output(en_fence) == _without_output(fence) else None
+
     def write_updates(self) -> list[str]:
         """Write the collected outputs into both languages; returns what changed."""
         edits, changed = PageEdits(), []
@@ -140,19 +150,23 @@ class Run:
             except Unplaceable as e:
                 changed.append(f"{display(fence.path)}:{fence.line}: [{name}] not updated: {e}")
                 continue
-            edits.replace_fence(fence, code, f"the output lines of [{name}]")
-            en_path = counterpart(fence.path, self.docs, "en")
-            en_entry = parse_page(en_path, "en").entry(entry.id) if en_path.exists() else None
-            index = entry.fences.index(fence)
-            en_fence = en_entry.fences[index] if en_entry and len(en_entry.fences) == len(entry.fences) else None
-            if en_fence is not None and comparable_code(en_fence) == comparable_code(fence):
-                edits.replace_fence(en_fence, expected_code(en_fence, runs), f"the output lines of [{name}]")
+            if code != fence.code:
+                edits.replace_fence(fence, code, f"the output lines of [{name}]")
+            en_fence = self.english(entry, fence)
+            if en_fence is not None:
+                en_code = expected_code(en_fence, runs)
+                if en_code != en_fence.code:
+                    edits.replace_fence(en_fence, en_code, f"the output lines of [{name}]")
             else:
-                changed.append(f"{display(en_path)}: [{entry.label}] not updated: its code differs from the Chinese page "
-                               "(PAIR003); make it identical, then run again")
+                changed.append(f"{display(counterpart(fence.path, self.docs, 'en'))}: [{entry.label}] not updated: its code "
+                               "differs from the Chinese page (PAIR003); make it identical, then run again")
             changed.append(f"{display(fence.path)}:{fence.line}: [{name}] output lines written from {', '.join(sorted(runs))}")
         edits.write()
         return changed
+
+
+def _without_output(fence: Fence) -> str:
+    return "\n".join(line for line in comparable_code(fence).splitlines() if not OUTPUT_LINE.match(line))
 
 
 # --- collection ----------------------------------------------------------------------------
@@ -247,11 +261,21 @@ class ExampleItem(pytest.Item):
         self.note = found.note
         if found.result is not None and found.result.skip:
             pytest.skip(f"[{self.entry.label}] {found.result.skip}")
-        if found.mismatch is not None and self.config.option.update_output:
+        # --update-output writes what ran where the page differs, or where only the English page lacks it.
+        if self.config.option.update_output and (
+                found.mismatch is not None or (found.problem is None and self._english_differs(run, found.result.outputs))):
             run.update(self, found.result.outputs)
             return
         if found.problem is not None:
             raise ExampleFailure(found.problem)
+
+    def _english_differs(self, run: Run, outputs: tuple) -> bool:
+        """With --update-output: the Chinese page is right, but the English one lacks the lines."""
+        en_fence = run.english(self.entry, self.fence)
+        try:
+            return en_fence is not None and en_fence.code != expected_code(en_fence, {self.device: outputs})
+        except Unplaceable:
+            return False
 
     def repr_failure(self, excinfo, style=None):
         if isinstance(excinfo.value, ExampleFailure):

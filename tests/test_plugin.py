@@ -203,6 +203,14 @@ def test_output_lines_are_checked_under_the_statement_that_printed_them(inner):
     assert "FAILED docs/zh/site.md::misplaced-cuda-lines[cpu]" in str(result.stdout)
 
 
+def test_update_output_fills_the_english_page_when_only_it_lacks_the_lines(inner):
+    write_site(inner.path, {"site": "# 测试页\n" + entry("english-behind", "print(1 + 1)\n#> 2")})
+    en = inner.path / "docs" / "en" / "site.md"
+    en.write_text(en.read_text("utf-8").replace("print(1 + 1)\n#> 2\n", "print(1 + 1)\n"), "utf-8")
+    inner.runpytest_inprocess("-m", "cpu", "--workers", "1", "--update-output")
+    assert "print(1 + 1)\n#> 2\n" in en.read_text("utf-8")
+
+
 def test_update_output_moves_output_lines_under_their_statement(filled):
     _, texts, _ = filled
     for text in texts.values():
