@@ -135,8 +135,8 @@ OPTIONS = {
     "--scale": {"type": float, "metavar": "F", "help": "with --suite: also time the suite over a copy of the site "
                                                       "grown to F times its entries (Python-only pages copied under new "
                                                       "ids), e.g. 1.5"},
-    "--search": {"action": "store_true", "help": "also type the search benchmark (200 queries), the held-out set (99) "
-                                                 "and each entry's own task words into Chromium"},
+    "--search": {"action": "store_true", "help": "also type the search benchmark (200 queries), the held-out set (99), "
+                                                 "pasted error messages (46) and each entry's own task words into Chromium"},
     "--search-scale": {"type": int, "metavar": "N", "help": "build a site grown to N entries per language (in a temporary "
                                                             "folder) and time its first search result in Chromium, e.g. 2000"},
 }
@@ -183,13 +183,15 @@ def search_hit_rate(site: Path) -> None:
     own task words in its language; the entries that do not come up in the first three are listed."""
     from cheatsheet.project import repo
     PROJECT = repo()
-    from benchmarks.search_eval import HELD_OUT, evaluate, load, report, self_queries
+    from benchmarks.search_eval import HELD_OUT, PASTED, evaluate, load, report, self_queries
     from cheatsheet.site.browser import chromium, serve
 
     with serve(site) as base, chromium() as browser:
         print(report(evaluate(base, browser, load())))
         print("held-out set (never tuned on):")
         print(report(evaluate(base, browser, load(HELD_OUT))))
+        print("pasted error messages:")
+        print(report(evaluate(base, browser, load(PASTED))))
         selfs = evaluate(base, browser, self_queries(PROJECT.docs))
         for lang, s in selfs.items():
             found = s["n"] - len(s["misses"])

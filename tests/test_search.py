@@ -8,7 +8,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from benchmarks.search_eval import GATE, HELD_OUT, load, report, task_words, visible_results
+from benchmarks.search_eval import GATE, HELD_OUT, PASTED, PASTED_GATE, load, report, task_words, visible_results
 from cheatsheet.model.pages import LABELS, parse_page, site_files, site_pages
 from cheatsheet.project import repo
 from cheatsheet.site import search_index
@@ -51,6 +51,24 @@ def test_search_ranks_the_answer_in_the_first_three_visible_results(browser):
         assert scores[lang]["hit1"] >= hit1 and scores[lang]["hit3"] >= hit3, report({lang: scores[lang]})
 
 
+def test_the_pasted_set_is_error_messages_with_real_answers():
+    queries = load(PASTED)
+    counts = Counter(q.lang for q in queries)
+    assert counts["zh"] == counts["en"] >= 20 and len({(q.lang, q.text) for q in queries}) == len(queries)
+    for lang in ("zh", "en"):
+        assert not [q.text for q in queries if q.lang == lang and q.answers - _ids(lang)]
+
+
+def test_a_pasted_error_message_finds_its_entry(browser):
+    from benchmarks.search_eval import evaluate
+
+    chromium, base = browser
+    scores = evaluate(base, chromium, load(PASTED))
+    print(report(scores))
+    for lang, hit3 in PASTED_GATE.items():
+        assert scores[lang]["hit3"] >= hit3, report({lang: scores[lang]})
+
+
 def test_the_held_out_set_has_its_own_queries_with_real_answers():
     queries = load(HELD_OUT)
     assert min(Counter(q.lang for q in queries).values()) >= 45
@@ -91,6 +109,12 @@ def test_entry_text_is_the_fields_without_markdown():
     assert text.startswith("empty = ") and "Prerequisites" not in text and "**" not in text and "- " not in text
 
 
+def test_output_lines_are_indexed_normalised():
+    page = parse_page(PROJECT.docs / "en" / "autograd.md", "en")
+    assert "Trying to backward through the graph a second time" in search_index.output_text(page.entry("retain-graph"))
+    assert search_index.normalise('File "/a/b.py", line 4, in f x: torch.Size([64, 3]) 64x512 at 0x7f3a') == "x torch.Size at"
+
+
 def test_synonyms_are_well_formed():
     for lang in ("zh", "en"):
         rows = search_index.synonyms(lang)
@@ -129,6 +153,17 @@ def search_page(browser):
 ])
 def test_tokenize(search_page, text, tokens):
     assert search_page["zh"].evaluate("t => cheatsheetSearch.tokenize(t)", text) == tokens
+
+
+@pytest.mark.parametrize("text", [
+    'Traceback (most recent call last): File "/home/u/train.py", line 42, in <module> loss.backward()',
+    "RuntimeError: mat1 and mat2 shapes cannot be multiplied (64x512 and 256x10)",
+    "size mismatch: torch.Size([10, 2048]) at 0x7f3a D:\\code\\attn.py:17: UserWarning 1e-05 全1张量",
+])
+def test_the_index_and_the_query_drop_the_same_noise(search_page, text):
+    """search.js's NOISE and the index builder's: the builder's text tokenizes as the raw text does."""
+    tokenize = "t => cheatsheetSearch.tokenize(t)"
+    assert search_page["zh"].evaluate(tokenize, search_index.normalise(text)) == search_page["zh"].evaluate(tokenize, text)
 
 
 @pytest.mark.parametrize("query,terms,words", [

@@ -7,7 +7,9 @@ first result quick on a large site.
 An entry's document holds what a reader searches by: its title, its code line, its fields (助记,
 作用, 使用前提 or the English ones) and, on the Chinese site, the English title of the same entry,
 so that English task words typed on the Chinese site find it. The example code is left out: it
-repeats the API names of other entries and would make the index several times larger. Pages,
+repeats the API names of other entries and would make the index several times larger. What the
+examples print is kept (o): the output lines that read as a message (an exception or warning, or
+a few words), so that a pasted error message finds the entry that shows it. Pages,
 their ## sections and the recipes are documents too, ranked below the entries.
 
 Material's own index (search/search_index.json) keeps its configuration, which Material's
@@ -39,6 +41,44 @@ _MARKDOWN = [
 ]
 
 
+# What differs between a reader's run and an example's: the traceback's header and file lines, file
+# paths, addresses, numbers and NxM shapes. Taken out of both the index and the query, the same way
+# in search.js (NOISE: keep the two lists alike) so that a pasted message with other shapes or
+# numbers matches the printed one. Applied to lower case there, so case-insensitive here.
+NOISE = [re.compile(p, re.I) for p in (
+    r"traceback \(most recent call last\):?",
+    r'file "[^"]*", line [0-9]+(?:, in \S+)?',
+    r"""(?:^|[\s"'(=])(?:[a-z]:|~|\.{1,2})?(?:[\\/][a-z0-9_.-]+){2,}:?(?:[0-9]+:?)?""",  # /a/b.py:12, C:\a\b.py
+    r"(?<![a-z0-9_.])0x[0-9a-f]+(?![a-z0-9_])",  # at 0x7f3a...
+    r"(?<![a-z0-9_.])[0-9]+(?:\.[0-9]+)?(?:e[-+]?[0-9]+)?(?:x[0-9]+)*(?![a-z0-9_])",  # 42, 0.5, 1e-05, 64x512
+)]
+# An output line kept in the index: it names an exception or a warning, or has three words (not
+# values: tensor([...]), True, torch.Size([...]) say nothing a reader would paste).
+MESSAGE = re.compile(r"[a-z]+(?:error|warning|exception)\b", re.I)
+VALUES = {"tensor", "true", "false", "none", "nan", "inf", "cpu", "cuda"}
+OUTPUT_CHARS = 600  # of an entry's output lines, at most
+
+
+def normalise(text: str) -> str:
+    """`text` without NOISE, and without the punctuation the browser's tokenizer skips anyway."""
+    for pattern in NOISE:
+        text = pattern.sub(" ", text)
+    text = re.sub(r"[^\w\s.]+|(?<!\w)\.+|\.+(?!\w)", " ", text)
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def output_text(entry: Entry) -> str:
+    """The lines the entry's examples print that read as a message, normalised, each once."""
+    lines: list[str] = []
+    for fence in entry.examples:
+        for line in fence.expected_output("cpu") + fence.expected_output("cuda"):
+            line = normalise(line)
+            words = {w.lower() for w in line.split() if re.fullmatch(r"[A-Za-z]{3,}", w)} - VALUES
+            if (MESSAGE.search(line) or len(words) >= 3) and line not in lines:
+                lines.append(line)
+    return "\n".join(lines)[:OUTPUT_CHARS]
+
+
 def plain(markdown: str) -> str:
     for pattern, replacement in _MARKDOWN:
         markdown = pattern.sub(replacement, markdown)
@@ -61,7 +101,7 @@ def entry_text(page: Page, entry: Entry) -> str:
 def documents(pages: list[Page], urls: dict[Path, str], docs: Path, lang: str, material_docs: list[dict]) -> list[dict]:
     """The documents of one language's index. `urls`: each page's address as MkDocs built it.
     Short keys keep it small: u address, t title, c code line, x text, a the other language's
-    title, w the entry's search words, p the page's title, k kind."""
+    title, w the entry's search words, o what its examples print, p the page's title, k kind."""
     out: list[dict] = []
     entry_urls = set()
     for page in pages:
@@ -76,6 +116,8 @@ def documents(pages: list[Page], urls: dict[Path, str], docs: Path, lang: str, m
                 doc["a"] = other[entry.id]
             if entry.search_words:
                 doc["w"] = entry.search_words
+            if output := output_text(entry):
+                doc["o"] = output
             out.append(doc)
             entry_urls.add(doc["u"])
             entry_urls.update(f"{url}#{alias}" for alias in entry.alias_ids)

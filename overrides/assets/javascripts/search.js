@@ -12,12 +12,30 @@
   var TOKEN = /[a-z0-9_]+(?:\.[a-z0-9_]+)*|[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+/g;
   // Fields: title, search words, code line, the other language's title, page; then the text (x),
   // indexed second from its own file (cheatsheet/search_index.py) since it holds most words.
-  var FIELDS = ["t", "w", "c", "a", "p"];
-  var FIELD_BOOST = { t: 4, w: 4, c: 2, a: 2, p: 0.5, x: 1 };
+  // o: what the entry's examples print (messages), so that a pasted error finds it.
+  var FIELDS = ["t", "w", "c", "a", "o", "p"];
+  // o counts between the title and the text when the query reads as a pasted message (it names an
+  // exception or warning, or has many words), and less for a few task words, which it would
+  // otherwise pull towards the error entries whose messages share them.
+  var FIELD_BOOST = { t: 4, w: 4, c: 2, a: 2, o: 2, p: 0.5, x: 1 }, TASK_OUTPUT_BOOST = 0.5, MESSAGE_TERMS = 6;
+  var MESSAGE = /[a-z](?:error|warning|exception)\b/i;
+  // What differs between a reader's run and an example's: the traceback's header and file lines,
+  // file paths, addresses, numbers and NxM shapes, taken out of both the index and the query, so that
+  // a pasted message with other shapes matches the printed one. The index builder takes the same
+  // out of the output lines (NOISE in cheatsheet/site/search_index.py: keep the two lists alike).
+  var NOISE = [
+    /traceback \(most recent call last\):?/g,
+    /file "[^"]*", line [0-9]+(?:, in \S+)?/g,
+    /(?:^|[\s"'(=])(?:[a-z]:|~|\.{1,2})?(?:[\\/][a-z0-9_.-]+){2,}:?(?:[0-9]+:?)?/g,
+    /(?<![a-z0-9_.])0x[0-9a-f]+(?![a-z0-9_])/g,
+    /(?<![a-z0-9_.])[0-9]+(?:\.[0-9]+)?(?:e[-+]?[0-9]+)?(?:x[0-9]+)*(?![a-z0-9_])/g,
+  ];
   var SHOWN = 20, MIN_SCORE = 0.1, CODE_LINES = 2;
   // Question words and function words carry no topic: taken out of the query (not the index),
   // unless nothing else is left.
-  var FILLER = /怎么办|怎么样|怎样|怎么|如何|为什么|为何|是什么|什么|哪些|哪个|有没有|能不能|可以|一下|的|了|吗|呢|吧|啊|请问/g;
+  // Pasted errors come with 报错, 怎么解决, 求助 around them.
+  var FILLER = new RegExp("怎么解决|如何解决|解决方法|解决办法|报错了|报错|出现了|出现|求助|这个错误|是什么意思|怎么办|" +
+    "怎么样|怎样|怎么|如何|为什么|为何|是什么|什么|哪些|哪个|有没有|能不能|可以|一下|的|了|吗|呢|吧|啊|请问", "g");
   var STOPWORDS = ("a an the to of in on at for from by with and or is are be do does did i my me we you it its this that " +
     "how what why when which can should would will get there").split(" ");
   var config = JSON.parse(document.getElementById("__config").textContent);
@@ -55,7 +73,9 @@
   }
 
   function tokenize(text) {
-    var out = [], tokens = text.toLowerCase().match(TOKEN) || [];
+    text = text.toLowerCase();
+    for (var n = 0; n < NOISE.length; n++) text = text.replace(NOISE[n], " ");
+    var out = [], tokens = text.match(TOKEN) || [];
     for (var i = 0; i < tokens.length; i++) {
       var terms = termsOf[tokens[i]] || (termsOf[tokens[i]] = tokenTerms(tokens[i]));
       for (var j = 0; j < terms.length; j++) out.push(terms[j]);
@@ -110,7 +130,8 @@
       tokenize: function (text) {
         return tokenize(text).filter(function (t) { return !kept.length || STOPWORDS.indexOf(t) < 0; });
       },
-      boost: FIELD_BOOST,
+      boost: MESSAGE.test(query) || kept.length >= MESSAGE_TERMS ? FIELD_BOOST
+        : Object.assign({}, FIELD_BOOST, { o: TASK_OUTPUT_BOOST }),
       combineWith: "OR",
       prefix: function (term) { return CJK.test(term) ? term.length === 1 : term.length >= 3; },
       fuzzy: function (term) { return CJK.test(term) || term.length < 4 ? false : term.length < 6 ? 1 : 2; },
