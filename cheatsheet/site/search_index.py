@@ -28,8 +28,10 @@ from cheatsheet.model.pages import LABELS, Entry, Page, counterpart, parse_page
 INDEX = "search/entries.json"
 TEXT = "search/text.json"  # each document's text (x), in INDEX's order
 SYNONYMS = Path(__file__).with_name("search_synonyms.tsv")
-# Kinds of documents and how much a match in them counts against a match in an entry.
-BOOST = {"entry": 1.0, "recipe": 0.3, "section": 0.2, "page": 0.1}
+# Kinds of documents and how much a match in them counts against a match in an entry. An error
+# entry (`error-...`, the 常见报错 / Common errors pages) counts fully for a query that pastes or
+# names an error, and as "error-task" for any other: it repeats the words of the entry it fixes.
+BOOST = {"entry": 1.0, "error": 1.0, "error-task": 0.4, "recipe": 0.3, "section": 0.2, "page": 0.1}
 PAGE_TEXT = 160  # characters of a page's own text kept in its document
 
 _MARKDOWN = [
@@ -111,7 +113,7 @@ def documents(pages: list[Page], urls: dict[Path, str], docs: Path, lang: str, m
         other = _other_titles(page, docs, lang)
         for entry in page.entries:
             doc = {"u": f"{url}#{entry.id}", "t": entry.title, "c": entry.code_line.code.strip() if entry.code_line else "",
-                   "x": entry_text(page, entry), "p": page.title, "k": "entry"}
+                   "x": entry_text(page, entry), "p": page.title, "k": "error" if entry.id.startswith("error-") else "entry"}
             if other.get(entry.id):
                 doc["a"] = other[entry.id]
             if entry.search_words:

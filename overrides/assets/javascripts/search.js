@@ -19,6 +19,7 @@
   // otherwise pull towards the error entries whose messages share them.
   var FIELD_BOOST = { t: 4, w: 4, c: 2, a: 2, o: 2, p: 0.5, x: 1 }, TASK_OUTPUT_BOOST = 0.5, MESSAGE_TERMS = 6;
   var MESSAGE = /[a-z](?:error|warning|exception)\b/i;
+  var ERROR_WORDS = /error|exception|warning|traceback|错误|报错|异常|警告|怎么解决|解决办法|解决方法/i;
   // What differs between a reader's run and an example's: the traceback's header and file lines,
   // file paths, addresses, numbers and NxM shapes, taken out of both the index and the query, so that
   // a pasted message with other shapes matches the printed one. The index builder takes the same
@@ -125,6 +126,8 @@
 
   function search(query) {
     var kept = tokenize(query.replace(FILLER, " ")).filter(function (t) { return STOPWORDS.indexOf(t) < 0; });
+    // Does the query paste or name an error? Then error entries rank as entries, else below them.
+    var aboutError = ERROR_WORDS.test(query) || kept.length >= MESSAGE_TERMS;
     if (kept.length) query = query.replace(FILLER, " ");
     var options = {
       tokenize: function (text) {
@@ -135,7 +138,10 @@
       combineWith: "OR",
       prefix: function (term) { return CJK.test(term) ? term.length === 1 : term.length >= 3; },
       fuzzy: function (term) { return CJK.test(term) || term.length < 4 ? false : term.length < 6 ? 1 : 2; },
-      boostDocument: function (id) { return boost[docs[id].k] || 1; },
+      boostDocument: function (id) {
+        var kind = docs[id].k;
+        return boost[kind === "error" && !aboutError ? "error-task" : kind] || 1;
+      },
     };
     query = expand(query);
     // MiniSearch scores a document by the sum over fields and terms, times the number of query
