@@ -5,7 +5,6 @@ a GPU (each of these is a rule with its own fixture: REC001-REC005 in tests/fixt
 import subprocess
 import sys
 
-import pytest
 from conftest import write_site
 from probe_pages import entry
 
@@ -45,10 +44,9 @@ def test_the_watch_issue_says_what_changed_with_its_note(tmp_path):
 
 
 def test_record_diff_runs_on_the_two_newest_committed_releases():
-    found = releases(PROJECT.record)
-    if len(found) < 2:
-        pytest.skip(f"the record holds one release ({', '.join(found)}): the diff of two needs a second folder in verification/")
-    new, old = found[:2]
+    assert len(PROJECT.releases) >= 2, "the project claims two releases; their rows are what the diff compares"
+    new, old = PROJECT.releases[:2]
+    assert {new, old} <= set(releases(PROJECT.record))
     proc = subprocess.run([sys.executable, "-m", "cheatsheet", "record", "--diff", f"verification/{old}", f"verification/{new}"],
                           cwd=PROJECT.root, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr

@@ -196,9 +196,9 @@ def test_a_cells_tooltip_names_the_row_and_no_more():
         "PyTorch 2.13.0+cu130, Python 3.11.7, H200 (sm_90), 2026-12-01; a maintainer's GPU run")
     failed = _verdict("cpu", _row("failed", note="AssertionError: 2 != 3"))
     assert entry_status.row_title(failed, ZH) == (
-        "PyTorch 2.13.0+cpu，Python 3.11.7，AMD EPYC，2026-12-01；本项目的 CI；失败：AssertionError: 2 != 3")
+        "PyTorch 2.13.0+cpu，Python 3.11.7，AMD EPYC，2026-12-01；本项目的测试套件；失败：AssertionError: 2 != 3")
     stale = entry_status.row_title(_verdict("cpu", _row(), "bbbb"), EN)
-    assert stale.endswith("this project's CI; the code changed after this run")
+    assert stale.endswith("this project's test suite; the code changed after this run")
 
 
 def _cell(row, title_lang=EN, release="2.13.0"):
@@ -228,7 +228,7 @@ def test_status_line_with_a_failed_and_a_stale_release():
              _verdict("cuda", None, release="2.14.1"), _verdict("cuda", _row(**GPU))]
     line = entry_status.status_line(found, EN)
     assert re.sub(r"<[^>]+>", "", line) == "\n✗ 2.14.1 failed · ⚠ changed since verified on 2.13.0 · CPU — ✓ 2.13.0 · CUDA\n"
-    assert ('title="PyTorch 2.14.1+cpu, Python 3.11.7, AMD EPYC, 2026-12-02; this project&#x27;s CI; '
+    assert ('title="PyTorch 2.14.1+cpu, Python 3.11.7, AMD EPYC, 2026-12-02; this project&#x27;s test suite; '
             'failed: AssertionError: 2 != 3"') in line
     assert re.sub(r"<[^>]+>", "", entry_status.status_line(found, ZH)) == (
         "\n✗ 2.14.1 上失败 · ⚠ 在 2.13.0 上验证后改过 · CPU — ✓ 2.13.0 · CUDA\n")
@@ -287,14 +287,14 @@ def test_the_summary_has_a_line_per_release_and_device_with_rows():
                ("2.13.0", "cuda"): _figures({"missing": 4}),
                ("2.14.1", "cuda"): _figures({"missing": 4})}
     assert verification_summary.render(figures, ZH) == (
-        "- **PyTorch 2.14.1，CPU**：3 / 4 个条目的示例通过（Python 3.11.7，AMD EPYC，2026-12-02；本项目的 CI）；"
+        "- **PyTorch 2.14.1，CPU**：3 / 4 个条目的示例通过（Python 3.11.7，AMD EPYC，2026-12-02；本项目的测试套件）；"
         "1 个条目的示例失败。\n"
-        "- **PyTorch 2.13.0，CPU**：2 / 4 个条目的示例通过（Python 3.11.7，AMD EPYC，2026-12-01；本项目的 CI）；"
+        "- **PyTorch 2.13.0，CPU**：2 / 4 个条目的示例通过（Python 3.11.7，AMD EPYC，2026-12-01；本项目的测试套件）；"
         "另有 1 个条目的示例只能在 GPU 上运行。\n"
         "- **CUDA**：还没有记录在案的 GPU 运行，`#cuda>` 行尚未在 GPU 上核对。")
     assert verification_summary.render(figures, EN).splitlines()[0] == (
         "- **PyTorch 2.14.1, CPU**: the examples of 3 of 4 entries passed (Python 3.11.7, AMD EPYC, 2026-12-02; "
-        "this project's CI); the examples of 1 failed.")
+        "this project's test suite); the examples of 1 failed.")
     figures[("2.13.0", "cuda")] = _figures({"passed": 1, "missing": 3}, ["2.13.0+cu130"], devices=["H200 (sm_90)"],
                                            sources=["gpu"])
     lines = verification_summary.render(figures, EN).splitlines()
@@ -331,8 +331,8 @@ def test_the_matrix_has_a_table_per_page_a_row_per_entry_a_column_per_release_an
     heads = re.findall(r'<th scope="col" data-release="([^"]+)" data-device="([^"]+)" title="([^"]*)">(.*?)</th>', view)
     assert [(r, d) for r, d, _, _ in heads[:3]] == cols
     release, device, title, shown = heads[0]
-    assert re.sub(r"<[^>]+>", "", shown) == "2.14.1 CPU 2026-12-02 CI"
-    assert title == "3 rows: PyTorch 2.14.1+cpu; Python 3.11.7; AMD EPYC; 2026-12-02; this project&#x27;s CI"
+    assert re.sub(r"<[^>]+>", "", shown) == "2.14.1 CPU 2026-12-02 tests"
+    assert title == "3 rows: PyTorch 2.14.1+cpu; Python 3.11.7; AMD EPYC; 2026-12-02; this project&#x27;s test suite"
     assert re.sub(r"<[^>]+>", "", heads[2][3]) == "2.13.0 CUDA 2026-12-01 GPU run"
     rows = re.findall(r'<tr><th scope="row"><a href="([^"]+)">([^<]+)</a></th>(.*?)</tr>', view)
     assert [(link, title) for link, title, _ in rows] == [
