@@ -185,10 +185,15 @@ def cmd_record(args) -> int:
         ran = f"; torch {', '.join(figures['torch'])}; {'; '.join(figures['devices'])}; {', '.join(figures['dates'])}" \
             if figures["torch"] else ""
         print(f"torch {release} {device}: {figures['entries']} entries: {states}{ran}")
-    problems = check(project.docs, project.snippets, record_dir, project.releases)
+    problems = check(project.docs, project.snippets, record_dir, project.releases, project.lacking())
     for problem in problems:
         print(problem)
-    claimed = f" (claimed releases {', '.join(project.releases) or 'none'}: every entry passed on CPU, every row current)"
+    unrun = {release: n for (release, device), figures in summary(project.docs, project.snippets, record_dir).items()
+             if device == "cpu" and (n := figures["states"].get("needs-package"))}
+    unrun_text = "".join(f"; on {release} {n} not run: they need {', '.join(project.lacking().get(release, ()))}, "
+                         "which that release is installed without" for release, n in unrun.items())
+    claimed = (f" (claimed releases {', '.join(project.releases) or 'none'}: every entry passed on CPU{unrun_text}; "
+               "every row current)")
     print(f"{len(problems)} problem(s) in the record" + ("" if problems else claimed))
     return 1 if problems else 0
 

@@ -8,12 +8,14 @@ read this one object; `[tool.cheatsheet]` in the project's pyproject.toml may ch
     record = "verification"      # the verification record (cpu.csv, cuda.csv)
     generated = "generated"      # committed files the tools write (api-docs.csv)
     releases = ["2.14.1", "2.13.0"]  # the torch releases the project claims: each has a full record
+    paired = ["torchvision"]     # pinned for the pin's torch only: another release is installed without them
     timeout = 120                # seconds a Python example may run
     shell-timeout = 600          # seconds a shell example may run
 """
 
 from __future__ import annotations
 
+import re
 import tomllib
 from dataclasses import dataclass, replace
 from functools import cache
@@ -33,6 +35,20 @@ class Project:
     timeout: float = 120.0
     shell_timeout: float = 600.0
     releases: tuple[str, ...] = ()
+    paired: tuple[str, ...] = ()
+
+    @property
+    def pin(self) -> str:
+        """The torch release requirements.txt pins ("" without one)."""
+        requirements = self.root / "requirements.txt"
+        text = requirements.read_text("utf-8") if requirements.is_file() else ""
+        found = re.search(r"^torch==(\S+)", text, re.M)
+        return found.group(1) if found else ""
+
+    def lacking(self) -> dict[str, tuple[str, ...]]:
+        """Per claimed release, the packages its install leaves out (`paired`, for every release but the
+        pin): an example importing one is recorded `needs-package` there, not run."""
+        return {release: self.paired for release in self.releases if release != self.pin}
 
     @property
     def api_docs(self) -> Path:
@@ -46,7 +62,8 @@ class Project:
         pyproject = root / "pyproject.toml"
         raw = tomllib.loads(pyproject.read_text("utf-8")) if pyproject.is_file() else {}
         settings = raw.get("tool", {}).get("cheatsheet", {})
-        unknown = set(settings) - {"docs", "snippets", "record", "generated", "timeout", "shell-timeout", "releases"}
+        unknown = set(settings) - {"docs", "snippets", "record", "generated", "timeout", "shell-timeout", "releases",
+                                  "paired"}
         if unknown:
             raise ValueError(f"{pyproject}: unknown [tool.cheatsheet] setting(s) {sorted(unknown)}")
         return cls(
@@ -58,6 +75,7 @@ class Project:
             timeout=float(settings.get("timeout", 120)),
             shell_timeout=float(settings.get("shell-timeout", 600)),
             releases=tuple(settings.get("releases", ())),
+            paired=tuple(settings.get("paired", ())),
         )
 
     def with_docs(self, docs: Path) -> Project:

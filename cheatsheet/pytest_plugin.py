@@ -260,6 +260,9 @@ class ExampleItem(pytest.Item):
         found = judge(self.entry, self.fence, self.device, run.submit(self))
         self.note = found.note
         if found.result is not None and found.result.skip:
+            self.missing = found.result.missing
+            if self.missing:
+                self.note = self.missing  # a needs-package row names the package
             pytest.skip(f"[{self.entry.label}] {found.result.skip}")
         # --update-output writes what ran where the page differs, or where only the English page lacks it.
         if self.config.option.update_output and (
@@ -363,7 +366,8 @@ def pytest_runtest_makereport(item, call):
     if isinstance(item, ExampleItem) and (call.when == "call" or report.skipped and call.when == "setup"):
         if report.skipped:
             outcome = ("resumed" if getattr(item, "resumed", False)
-                       else "needs-cuda" if item.device not in item.fence.devices() else "skipped")
+                       else "needs-cuda" if item.device not in item.fence.devices()
+                       else "needs-package" if getattr(item, "missing", None) else "skipped")
         else:
             outcome = "passed" if report.passed else "failed"
         report._cheatsheet_outcome = (item, outcome)

@@ -30,6 +30,8 @@ def test_the_record_says_what_passed_failed_or_needs_a_gpu(probe_run):
     assert results["good-output"] == results["fresh-state"] == "passed"
     assert results["run001"] == results["run003"] == results["system-exit-fails"] == "failed"
     assert results["cuda-only"] == "needs-cuda"
+    # a listed package this environment lacks: not run, and the row names the package
+    assert (results["listed-but-absent"], rows(root)["listed-but-absent"]["note"]) == ("needs-package", ABSENT)
 
 
 def test_each_row_says_who_ran_it_and_what_failed(probe_run):

@@ -56,5 +56,15 @@ def test_ci_run_then_verifies_every_other_claimed_release_in_its_own_folder():
     assert '-m cheatsheet verify --device cpu --source ci --out "$part" --check-against verification' in ci[leg:]
     setup = (PROJECT.root / ".ci" / "setup").read_text("utf-8")
     assert 'venv="${VENV:-.venv}"' in setup and ".venv/bin" not in setup, "every install goes into $VENV"
-    # another torch than the pin: torchvision's pin, which goes with torch's, is left out too
-    assert "grep -v -e '^torch==' -e '^torchvision==' requirements.txt" in setup
+    # another torch than the pin: the paired packages' pins, which go with torch's, are left out too
+    assert """get("paired", [])""" in setup and 'grep -v "${skip[@]}" requirements.txt' in setup
+
+
+def test_every_other_release_is_installed_without_the_paired_packages():
+    """`paired` names pinned requirements (so the pin has them); .ci/setup leaves them out for any
+    other release, which is what Project.lacking tells the record check."""
+    project = repo()
+    pinned = {line.split("==")[0] for line in (project.root / "requirements.txt").read_text().splitlines() if "==" in line}
+    assert project.paired and set(project.paired) <= pinned
+    assert project.pin in project.releases
+    assert project.lacking() == {r: project.paired for r in project.releases if r != project.pin}

@@ -16,7 +16,7 @@ PROJECT = repo()
 
 
 def test_the_committed_record_matches_the_pages():
-    problems = check(PROJECT.docs, PROJECT.snippets, PROJECT.record, PROJECT.releases)
+    problems = check(PROJECT.docs, PROJECT.snippets, PROJECT.record, PROJECT.releases, PROJECT.lacking())
     assert not problems, "\n" + "\n".join(map(str, problems))
 
 

@@ -72,3 +72,12 @@ def test_run_rule(code, probe_run):
         assert line in shown, f"{line!r} not in:\n{output}"
     reported = {word for line in shown.splitlines() if line.startswith("zh/page.md:") for word in line.split() if word in RULES}
     assert reported == {code}, output
+
+
+def test_a_needs_package_row_is_what_a_release_installed_without_that_package_can_say():
+    """REC007's fixture row is the right one where the release is installed without torchvision
+    (Project.lacking: the pin's paired packages, on every other release), and only there."""
+    fixture = FIXTURES / "REC007"
+    assert check_record(fixture, PROJECT.snippets, fixture / "verification", ("2.13.0",), {"2.13.0": ("torchvision",)}) == []
+    wrong = check_record(fixture, PROJECT.snippets, fixture / "verification", ("2.13.0",), {"2.13.0": ("safetensors",)})
+    assert [p.code for p in wrong] == ["REC007"] and "installed without safetensors" in wrong[0].message

@@ -183,6 +183,8 @@ def _verdict(device, row, hash="aaaa", release="2.13.0"):
     (_verdict("cpu", _row(), "bbbb"), "⚠ 在 2.13.0 上验证后改过", "⚠ changed since verified on 2.13.0"),
     (_verdict("cpu", None), None, None),
     (_verdict("cpu", _row("needs-cuda")), "仅限 GPU", "GPU only"),
+    (_verdict("cpu", _row("needs-package", note="torchvision")), "2.13.0 未运行：需要 torchvision",
+     "2.13.0 not run: needs torchvision"),
     (_verdict("cpu", _row("failed", **NEW), release="2.14.1"), "✗ 2.14.1 上失败", "✗ 2.14.1 failed"),
     (_verdict("cuda", _row(**GPU)), "✓ 2.13.0", "✓ 2.13.0"),
 ])

@@ -5,8 +5,9 @@ in it (cpu.csv, cuda.csv), one row per entry:
 
     page, entry, result, hash, torch, python, device, date, source, note
 
-`result` is `passed`, `failed`, or `needs-cuda` (a CPU row for an entry whose examples all
-require CUDA). `hash` is `Entry.code_hash`: the examples' code and output lines (comments aside)
+`result` is `passed`, `failed`, `needs-cuda` (a CPU row for an entry whose examples all
+require CUDA) or `needs-package` (an example imports a package this install lacks, named in `note`:
+torchvision on a release the project installs without it, `[tool.cheatsheet] paired`). `hash` is `Entry.code_hash`: the examples' code and output lines (comments aside)
 and the snippets they run, so a row stops vouching for an entry as soon as its code changes.
 `torch` is the version that ran (2.14.1+cu128); its release (2.14.1) names the folder. `source`
 says who ran it (SOURCES); `note` is the first line of what failed.
@@ -14,7 +15,8 @@ says who ran it (SOURCES); `note` is the first line of what failed.
 Rows are written by `pytest --record` and `python -m cheatsheet verify` as each entry finishes (a
 run cut short keeps what it got), folded in by `record --merge`, and checked by `check`, which the
 test suite runs. The releases the project claims (`[tool.cheatsheet] releases`) need a current,
-passing CPU row for every entry; any other folder (an older release, a submitted run) may be partial.
+passing CPU row for every entry (or a `needs-package` row naming a package that release is
+installed without); any other folder (an older release, a submitted run) may be partial.
 """
 
 from __future__ import annotations
@@ -56,7 +58,7 @@ class Row:
 
 
 FIELDS = [f.name for f in fields(Row)]
-RESULTS = ("passed", "failed", "needs-cuda")
+RESULTS = ("passed", "failed", "needs-cuda", "needs-package")
 STATES = (*RESULTS, "stale", "missing")  # a verdict's states, in the order reports list them
 
 
@@ -73,9 +75,12 @@ def version_key(release: str) -> tuple:
 
 def row_result(outcomes: set[str]) -> str | None:
     """The result a row records for an entry on one device, from its examples' outcomes there
-    (passed, failed, needs-cuda, skipped); None when some example could not run here: no row."""
+    (passed, failed, needs-cuda, needs-package, skipped); None when some example could not run here
+    for another reason (a CUDA run without a GPU): no row."""
     if "failed" in outcomes:
         return "failed"
+    if "needs-package" in outcomes and outcomes <= {"passed", "needs-cuda", "needs-package"}:
+        return "needs-package"
     if outcomes == {"needs-cuda"}:
         return "needs-cuda"
     if outcomes <= {"passed", "needs-cuda"}:
@@ -88,7 +93,7 @@ class Verdict:
     """What the record says about one entry on one release and device, judged against the entry's
     code now.
 
-    `state` is the row's result (passed, failed, needs-cuda) while the row vouches for the code
+    `state` is the row's result (passed, failed, needs-cuda, needs-package) while the row vouches for the code
     as it is; `stale` once the code changed since; `missing` without a row."""
 
     device: str
@@ -218,10 +223,14 @@ class Recorder:
         return self.dropped
 
 
-def check(docs: Path, snippets: Path, record_dir: Path, claimed: tuple[str, ...] = ()) -> list[Problem]:
+def check(docs: Path, snippets: Path, record_dir: Path, claimed: tuple[str, ...] = (),
+          lacking: dict[str, tuple[str, ...]] | None = None) -> list[Problem]:
     """The committed record against the pages: every release the project claims has a current,
     passing CPU row for every entry; every row (any release, any device) vouches for the code as it
-    is now, for an entry that exists, and a CUDA row names a GPU."""
+    is now, for an entry that exists, and a CUDA row names a GPU. `lacking` (Project.lacking): per
+    release, the packages its install leaves out; a `needs-package` row naming one of them is
+    what that release can say, any other is a problem."""
+    lacking = lacking or {}
     problems = []
     record = Record(record_dir, snippets)
     known = {e.id: e for _, e in entries(docs)}
@@ -235,7 +244,8 @@ def check(docs: Path, snippets: Path, record_dir: Path, claimed: tuple[str, ...]
                                             f"{display(path)} has a row for `{entry_id}`, which no page defines. "
                                             "Remove the row (`python -m cheatsheet record --prune`)."))
                     continue
-                problems += _row_problems(record.verdict(entry, release, device), entry, path, line, snippets)
+                problems += _row_problems(record.verdict(entry, release, device), entry, path, line, snippets,
+                                          lacking.get(release, ()))
             if device == "cpu" and release in claimed:
                 for entry_id, entry in known.items():
                     if entry_id not in record.lines.get((release, device), {}):
@@ -246,7 +256,8 @@ def check(docs: Path, snippets: Path, record_dir: Path, claimed: tuple[str, ...]
     return problems
 
 
-def _row_problems(found: Verdict, entry: Entry, path: Path, line: int, snippets: Path) -> list[Problem]:
+def _row_problems(found: Verdict, entry: Entry, path: Path, line: int, snippets: Path,
+                  lacked: tuple[str, ...] = ()) -> list[Problem]:
     row, device = found.row, found.device
     if device == "cuda" and "(sm_" not in row.device:
         return [Problem(path, line, entry.id, "REC005",
@@ -264,6 +275,14 @@ def _row_problems(found: Verdict, entry: Entry, path: Path, line: int, snippets:
         return [Problem(path, line, entry.id, "REC002",
                         f"the {device} row vouches for code hashed {row.hash}, but the examples now hash to "
                         f"{entry.code_hash(snippets)}: they changed since they were verified. Rerun: {how}.")]
+    if found.state == "needs-package":
+        if row.note in lacked:
+            return []
+        why = (f"torch {found.release} is installed without {', '.join(lacked)}" if lacked
+               else f"the install of torch {found.release} should have every package requirements.txt lists")
+        return [Problem(path, line, entry.id, "REC007",
+                        f"the {device} row says `needs-package` ({row.note or 'no package named'}), but {why}. "
+                        f"Install it (`.ci/setup`) and rerun the entry with --record.")]
     if not found.vouches:
         return [Problem(path, line, entry.id, "REC004",
                         f"the {device} row says `{found.state}`. Fix the example and rerun it with --record.")]
@@ -308,6 +327,7 @@ def summary(docs: Path, snippets: Path, record_dir: Path) -> dict[tuple[str, str
             "devices": sorted({r.device for r in rows}),
             "dates": sorted({r.date for r in rows}),
             "sources": sorted({r.source for r in rows}),
+            "lacking": sorted({v.row.note for v in found if v.state == "needs-package"}),  # the packages not installed
         }
     return out
 

@@ -102,6 +102,8 @@ RULES: dict[str, Rule] = {
                    "某个 CUDA 行不是在 GPU 上写下的（记录的设备不是 GPU）"),
     "REC006": Rule("record", "A row whose source or release folder is wrong",
                    "某一行的来源或所在的版本目录不对"),
+    "REC007": Rule("record", "A row says an example needs a package that this release's install should have",
+                   "某一行说示例缺少某个包，而这个版本的安装本应包含它"),
 }
 
 # Where a kind of rule comes from, and the table's header, per language.

@@ -39,6 +39,7 @@ class RunResult:
     seconds: float = 0.0
     leaked: tuple[str, ...] = ()  # settings the example changed that could not be put back
     skip: str | None = None
+    missing: str | None = None  # with `skip`: the listed distribution whose module is not installed
 
     @property
     def printed(self) -> list[str]:

@@ -279,7 +279,7 @@ def run_example(sandbox: Sandbox, code: str, filename: str, first_line: int,
         del namespace
     leaked = sandbox.reset()
     if missing is not None:
-        return RunResult(skip=f"needs {missing}, which this environment lacks", leaked=tuple(leaked))
+        return RunResult(skip=f"needs {missing}, which this environment lacks", missing=missing, leaked=tuple(leaked))
     return RunResult(tuple(outputs), error, err_text[-4000:], time.perf_counter() - started, tuple(leaked))
 
 

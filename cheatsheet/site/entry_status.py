@@ -21,7 +21,7 @@ from cheatsheet.model.pages import Entry
 from cheatsheet.model.record import Row, Verdict
 
 # What a verdict can say (cheatsheet.model.record.Verdict.state); a row's result is one of the first three.
-STATES = ("passed", "failed", "needs-cuda", "stale", "missing")
+STATES = ("passed", "failed", "needs-cuda", "needs-package", "stale", "missing")
 
 
 def checked(verdicts: list[Verdict], entry: Entry) -> list[Verdict]:
@@ -29,7 +29,7 @@ def checked(verdicts: list[Verdict], entry: Entry) -> list[Verdict]:
     for verdict in verdicts:
         if verdict.state not in STATES:
             raise PluginError(f"{entry.path}: entry `{entry.id}`: its {verdict.device} row for torch {verdict.release} in the "
-                              f"verification record says `{verdict.state}`, which is none of passed, failed, needs-cuda")
+                              f"verification record says `{verdict.state}`, which is none of {', '.join(STATES[:4])}")
     return verdicts
 
 
@@ -45,6 +45,8 @@ def row_title(verdict: Verdict, strings: Mapping[str, str]) -> str:
                                         source=source(row, strings))
     if verdict.state == "failed" and row.note:
         return strings["status.row_failed"].format(row=text, note=row.note)
+    if verdict.state == "needs-package":
+        return f'{text}; {strings["status.needs_package"].format(release=verdict.release, package=row.note)}'
     if verdict.state == "stale":
         return strings["status.row_stale"].format(row=text)
     return text
@@ -56,6 +58,8 @@ def cell_text(verdict: Verdict, strings: Mapping[str, str]) -> str | None:
         return None
     if verdict.state == "needs-cuda":
         return strings["status.needs_cuda"]
+    if verdict.state == "needs-package":
+        return strings["status.needs_package"].format(release=verdict.release, package=verdict.row.note)
     return strings[f"status.{verdict.state}"].format(release=verdict.release)
 
 

@@ -36,6 +36,9 @@ def render(figures: Mapping[tuple[str, str], Mapping], strings: Mapping[str, str
                                                    details=details)
         if states.get("needs-cuda"):
             line += strings["summary.needs_cuda"].format(n=states["needs-cuda"])
+        if states.get("needs-package"):
+            line += strings["summary.needs_package"].format(n=states["needs-package"],
+                                                            packages=sep.join(found.get("lacking", ())))
         if states.get("failed"):
             line += strings["summary.failed"].format(n=states["failed"])
         if device == "cuda":
