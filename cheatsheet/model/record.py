@@ -7,7 +7,8 @@ in it (cpu.csv, cuda.csv), one row per entry:
 
 `result` is `passed`, `failed`, `needs-cuda` (a CPU row for an entry whose examples all
 require CUDA) or `needs-package` (an example imports a package this install lacks, named in `note`:
-torchvision on a release the project installs without it, `[tool.cheatsheet] paired`). `hash` is `Entry.code_hash`: the examples' code and output lines (comments aside)
+torchvision on a release the project installs without it, `[tool.cheatsheet] paired`). `hash` is
+`Entry.code_hash`: the examples' code and output lines (comments aside)
 and the snippets they run, so a row stops vouching for an entry as soon as its code changes.
 `torch` is the version that ran (2.14.1+cu128); its release (2.14.1) names the folder. `source`
 says who ran it (SOURCES); `note` is the first line of what failed.

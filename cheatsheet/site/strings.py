@@ -180,7 +180,8 @@ EN = MappingProxyType({
     "legend.failed": "they failed there; the cell's tooltip says what failed",
     "legend.stale": "the entry's code changed after that run and is not yet verified again",
     "legend.needs-cuda": "every example of the entry needs CUDA, so the CPU run skipped them",
-    "legend.needs-package": "an example imports a package installed only with the pinned torch (torchvision, say), so it was not run on this release; the tooltip names the package",
+    "legend.needs-package": "an example imports a package installed only with the pinned torch (torchvision, say), "
+                            "so it was not run on this release; the tooltip names the package",
     "legend.missing": "the record holds no run of the entry on this release and device",
     "notebook.download": "Download notebook",
     "notebook.intro": "Generated from the site page {url}. Each code cell is one entry's example; "
