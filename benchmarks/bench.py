@@ -183,16 +183,17 @@ def search_hit_rate(site: Path) -> None:
     own task words in its language; the entries that do not come up in the first three are listed."""
     from cheatsheet.project import repo
     PROJECT = repo()
-    from benchmarks.search_eval import HELD_OUT, PASTED, evaluate, load, report, self_queries
+    from benchmarks.search_eval import HELD_OUT, PASTED, evaluate, load, open_search, report, self_queries
     from cheatsheet.site.browser import chromium, serve
 
     with serve(site) as base, chromium() as browser:
-        print(report(evaluate(base, browser, load())))
+        pages = open_search(browser, base)
+        print(report(evaluate(pages, load(), typed_every=10)))
         print("held-out set (never tuned on):")
-        print(report(evaluate(base, browser, load(HELD_OUT))))
+        print(report(evaluate(pages, load(HELD_OUT), typed_every=10)))
         print("pasted error messages:")
-        print(report(evaluate(base, browser, load(PASTED))))
-        selfs = evaluate(base, browser, self_queries(PROJECT.docs))
+        print(report(evaluate(pages, load(PASTED), typed_every=10)))
+        selfs = evaluate(pages, self_queries(PROJECT.docs), typed_every=10)
         for lang, s in selfs.items():
             found = s["n"] - len(s["misses"])
             print(f"self-retrieval {lang}: {found}/{s['n']} entries in the first three for their own task words")

@@ -227,6 +227,14 @@
     return (translations[key] || "# results").replace("#", n);
   }
 
+  // The results the list holds for a query, best first (it shows the first SHOWN of them).
+  function listed(query) {
+    var results = search(query);
+    // Every result shares a word with the query; leave out the ones far below the best.
+    var floor = results.length ? results[0].score * MIN_SCORE : 0;
+    return results.filter(function (r) { return r.score >= floor; });
+  }
+
   function render(query) {
     var own = container(), meta = own.firstChild, list = own.lastChild;
     if (!query.trim()) {
@@ -234,10 +242,7 @@
       list.innerHTML = "";
       return;
     }
-    var results = search(query);
-    // Every result shares a word with the query; leave out the ones far below the best.
-    var floor = results.length ? results[0].score * MIN_SCORE : 0;
-    results = results.filter(function (r) { return r.score >= floor; });
+    var results = listed(query);
     meta.textContent = count(results.length);
     list.innerHTML = results.slice(0, SHOWN).map(function (r) {
       var words = matchedWords(query, r.terms);
@@ -268,5 +273,14 @@
 
   window.cheatsheetSearch = { tokenize: tokenize, matchedWords: matchedWords, mark: mark, expand: expand, load: load,
     complete: function () { return load().then(function () { return complete; }); },
-    search: function (q) { return load().then(function () { return search(q); }); } };
+    search: function (q) { return load().then(function () { return search(q); }); },
+    // What the list would show for each query, as the links' #ids ("" for a page): the search
+    // benchmark ranks most queries through this, and types the rest into the box to compare.
+    shown: function (queries) {
+      return load().then(function () {
+        return queries.map(function (q) {
+          return listed(q).slice(0, SHOWN).map(function (r) { return new URL(r.u, root).hash.slice(1); });
+        });
+      });
+    } };
 })();
