@@ -242,18 +242,30 @@ def _first_recipe() -> str:
     return sorted(p.stem for p in (PROJECT.docs / "zh" / "recipes").glob("*.py"))[0]
 
 
-@pytest.mark.parametrize("scheme", ["light", "dark"])
+AXE_RUN = """async () => (await axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa']}}))
+    .violations.filter(v => ['serious', 'critical'].includes(v.impact))
+    .map(v => `${v.id} (${v.nodes.length}): ${v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(' | ')}`)"""
+# The other colour scheme, as the header's toggle sets it (Material's palette radio): only the
+# colours are rendered again, the page and an open search panel stay as they are.
+OTHER_SCHEME = """() => {
+    const now = document.body.getAttribute('data-md-color-scheme');
+    const other = document.querySelector(`form[data-md-component=palette] input:not([data-md-color-scheme="${now}"])`);
+    other.click();
+    return other.getAttribute('data-md-color-scheme');
+}"""
+
+
 @pytest.mark.parametrize("lang", LANGS)
-def test_no_serious_accessibility_violations(browser_page, lang, scheme):
-    """axe-core, WCAG 2 A and AA: no serious or critical violation on the home, a topic, the
-    all-idioms, the compatibility and a recipe page, and in the search panel showing results."""
+def test_no_serious_accessibility_violations(browser_page, lang):
+    """axe-core, WCAG 2 A and AA, in both colour schemes: no serious or critical violation on the
+    home, a topic, the all-idioms, the compatibility and a recipe page, and in the search panel
+    showing results. Each view is loaded once and checked in one scheme, then in the other."""
     if not AXE.is_file():
         if os.environ.get("CHEATSHEET_REQUIRE_BROWSER"):
             pytest.fail(f"{AXE} is missing: run npm ci")
         pytest.skip(f"{AXE} is missing: run npm ci to check accessibility")
     page, base, _ = browser_page
-    page.emulate_media(color_scheme=scheme)
-    found = {}
+    found, checked = {}, set()
     for path in ("", "gpu-memory/", "all/", "compatibility/", f"recipes/{_first_recipe()}/", "search"):
         if path == "search":  # the search panel showing results, on the home page
             page.goto(base + LANGS[lang])
@@ -265,12 +277,13 @@ def test_no_serious_accessibility_violations(browser_page, lang, scheme):
         else:
             page.goto(base + LANGS[lang] + path)
         page.add_script_tag(path=str(AXE))
-        violations = page.evaluate("""async () => (await axe.run(document,
-                                                                 {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa']}}))
-            .violations.filter(v => ['serious', 'critical'].includes(v.impact))
-            .map(v => `${v.id} (${v.nodes.length}): ${v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(' | ')}`)""")
-        if violations:
-            found[path or "/"] = violations
+        for turn in range(2):
+            scheme = page.evaluate(OTHER_SCHEME) if turn else page.get_attribute("body", "data-md-color-scheme")
+            page.wait_for_function(f"document.body.getAttribute('data-md-color-scheme') === '{scheme}'")
+            checked.add((path, scheme))
+            if violations := page.evaluate(AXE_RUN):
+                found[f"{path or '/'} ({scheme})"] = violations
+    assert {scheme for _, scheme in checked} == {"default", "slate"} and len(checked) == 12, checked
     assert not found, found
 
 
@@ -303,7 +316,15 @@ def printed(site, browser, tmp_path_factory):
     return {path.stem.rsplit("-", 1)[1]: path for path in build_pdfs(copy, browser[0])}
 
 
-def test_printable_cheat_sheet(site, printed):
+@pytest.fixture(scope="module")
+def printed_text(printed):
+    """Each PDF's text, extracted once for the tests that read it."""
+    from pypdf import PdfReader
+
+    return {lang: "".join(page.extract_text() for page in PdfReader(path).pages) for lang, path in printed.items()}
+
+
+def test_printable_cheat_sheet(site, printed, printed_text):
     """One A4-landscape PDF per language, linked from the home page, holding every entry's code
     line, dense (at least 40 entries a page: a cheat sheet, not a book), fonts embedded."""
     from pypdf import PdfReader
@@ -321,8 +342,7 @@ def test_printable_cheat_sheet(site, printed):
                 if font["/Subtype"] == "/Type0":  # Type3 fonts carry their glyphs inline
                     descriptor = font["/DescendantFonts"][0].get_object()["/FontDescriptor"].get_object()
                     assert {"/FontFile", "/FontFile2", "/FontFile3"} & set(descriptor), f"{font['/BaseFont']} not embedded"
-        text = "".join(page.extract_text() for page in reader.pages)
-        printable = re.sub(r"[^\x21-\x7e]", "", text)  # code lines, compared without spaces and CJK comments
+        printable = re.sub(r"[^\x21-\x7e]", "", printed_text[lang])  # code lines, compared without spaces and CJK comments
         missing = [e.id for p in _topics(lang) for e in p.entries
                    if re.sub(r"[^\x21-\x7e]", "", e.code_line.code) not in printable]
         assert not missing, missing
@@ -330,25 +350,24 @@ def test_printable_cheat_sheet(site, printed):
         assert f'href="{path.name}"' in home
 
 
-def test_printable_cheat_sheet_holds_the_chinese_text(printed):
-    from pypdf import PdfReader
-
+def test_printable_cheat_sheet_holds_the_chinese_text(printed_text):
     fonts = subprocess.run(["fc-list", ":lang=zh"], capture_output=True, text=True).stdout if shutil.which("fc-list") else ""
     if not fonts.strip():
         if os.environ.get("CHEATSHEET_REQUIRE_BROWSER"):
             pytest.fail("no CJK font: apt-get install -y fonts-noto-cjk")
         pytest.skip("no CJK font, so Chromium prints no Chinese glyphs: apt-get install -y fonts-noto-cjk")
-    text = "".join(page.extract_text() for page in PdfReader(printed["zh"]).pages)
-    assert len(re.findall(r"[\u2e80-\u9fff]", text)) > 5000, "the Chinese text is there"
+    assert len(re.findall(r"[\u2e80-\u9fff]", printed_text["zh"])) > 5000, "the Chinese text is there"
 
 
 # --- entry chrome: the record, the API docs, report a problem -----------------------------
 
 
-def test_api_docs_file_is_what_the_installed_torch_resolves():
-    proc = subprocess.run([sys.executable, "-m", "cheatsheet", "api-docs", "--check"],
-                          cwd=PROJECT.root, capture_output=True, text=True)
-    assert proc.returncode == 0, proc.stderr
+def test_api_docs_file_is_what_the_installed_torch_resolves(inspect_names):
+    """What `api-docs --check` checks, asked of this session's worker (torch imported there already)."""
+    from cheatsheet.tools.api_docs import dump, table
+
+    assert PROJECT.api_docs.read_text("utf-8") == dump(table(PROJECT.docs, inspect_names)), (
+        f"{PROJECT.api_docs} is not what the installed torch resolves. Run: python -m cheatsheet api-docs")
 
 
 @pytest.mark.parametrize("code,override,first", [
@@ -367,14 +386,14 @@ def test_main_api_candidates(code, override, first):
     assert candidates(code, override)[0] == first
 
 
-def test_main_api_resolution_skips_what_torch_lacks():
+def test_main_api_resolution_skips_what_torch_lacks(inspect_names):
     """`resolve` keeps the first candidate that the installed torch has and that is not a module;
     the committed table (checked against torch above) names empty_cache for `del out; gc.collect();
     torch.cuda.empty_cache()`, whose `gc.collect()` is no torch call."""
     from cheatsheet.model.api_links import load
     from cheatsheet.tools.api_docs import resolve, url
 
-    assert resolve(["torch.Tensor.collect", "torch.cuda", "torch.cuda.empty_cache"]) == "torch.cuda.empty_cache"
+    assert resolve(["torch.Tensor.collect", "torch.cuda", "torch.cuda.empty_cache"], inspect_names) == "torch.cuda.empty_cache"
     links = load(PROJECT.api_docs)
     assert links["free-references-before-empty-cache"]["api"] == "torch.cuda.empty_cache"
     assert url("torch.cuda.empty_cache") == "https://docs.pytorch.org/docs/stable/generated/torch.cuda.empty_cache.html"

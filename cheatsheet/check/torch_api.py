@@ -145,7 +145,8 @@ def _warns_on_call(obj) -> str | None:
 
 
 def inspect_name(dotted: str) -> dict:
-    """{"exists": bool, "deprecated": message or None} for one dotted name."""
+    """{"exists": bool, "module": bool, "deprecated": message or None} for one dotted name."""
+    import types
     import warnings
 
     with warnings.catch_warnings(record=True) as caught:
@@ -153,12 +154,14 @@ def inspect_name(dotted: str) -> dict:
         try:
             obj = resolve_name(dotted)
         except Exception:  # a missing name, or a submodule that fails to import here
-            return {"exists": False, "deprecated": None}
+            return {"exists": False, "module": False, "deprecated": None}
+    module = isinstance(obj, types.ModuleType)
     for w in caught:
         if issubclass(w.category, (DeprecationWarning, FutureWarning)):
-            return {"exists": True, "deprecated": str(w.message)}
+            return {"exists": True, "module": module, "deprecated": str(w.message)}
     short_name = dotted.rsplit(".", 1)[-1]
-    return {"exists": True, "deprecated": _marker(obj) or _warns_on_call(obj) or _docstring_notice(obj, short_name)}
+    return {"exists": True, "module": module,
+            "deprecated": _marker(obj) or _warns_on_call(obj) or _docstring_notice(obj, short_name)}
 
 
 def inspect_names(names: list[str]) -> dict[str, dict]:

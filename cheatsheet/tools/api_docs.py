@@ -17,7 +17,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from cheatsheet.check.torch_api import CODE_LINE_ALIASES, _dotted, resolve_name, torch_names
+from cheatsheet.check.torch_api import CODE_LINE_ALIASES, _dotted, torch_names
 from cheatsheet.model.api_links import dump
 from cheatsheet.model.pages import LANGS, parse_page, site_files
 
@@ -133,26 +133,27 @@ def url(name: str) -> str:
     return DOCS_URL + (f"{MODULE_PAGES[module]}#{name}" if module else f"generated/{name}.html")
 
 
-def resolve(names: list[str]) -> str | None:
-    """The first name that exists in the installed torch and is not a module (needs torch)."""
-    import types
-    import warnings
-
-    for name in names:
-        with warnings.catch_warnings():  # a deprecated name still has its page (the checker reports it)
-            warnings.simplefilter("ignore")
-            try:
-                obj = resolve_name(name)
-            except Exception:  # a missing name, or a submodule that fails to import here
-                continue
-        if not isinstance(obj, types.ModuleType):
-            return name
-    return None
+def resolve(names: list[str], inspect=None) -> str | None:
+    """The first name that exists in the installed torch and is not a module. `inspect`: a
+    function like check.torch_api.inspect_names, which the test suite passes to ask its worker
+    (where torch is imported already); without it, torch is imported here."""
+    return _first(names, (inspect or _inspect_here)(names))
 
 
-def table(docs: Path) -> list[dict[str, str]]:
-    """One row per entry of the Chinese pages (ids and code are the same in English)."""
-    rows = []
+def _inspect_here(names: list[str]) -> dict[str, dict]:
+    from cheatsheet.check.torch_api import inspect_names
+
+    return inspect_names(names)
+
+
+def _first(names: list[str], found: dict[str, dict]) -> str | None:
+    return next((n for n in names if found[n]["exists"] and not found[n]["module"]), None)
+
+
+def table(docs: Path, inspect=None) -> list[dict[str, str]]:
+    """One row per entry of the Chinese pages (ids and code are the same in English); the names
+    are resolved in one call of `inspect` (see `resolve`)."""
+    wanted = []
     for path in site_files(docs / LANGS[0]):
         page = parse_page(path, LANGS[0])
         if page.kind != "topic":
@@ -162,10 +163,10 @@ def table(docs: Path) -> list[dict[str, str]]:
             if entry.code_line is None or entry.code_line.lang != "python":
                 continue
             override = OVERRIDE.search(lines[entry.line - 1])
-            name = resolve(candidates(entry.code_line.code, override.group(1) if override else None))
-            if name:
-                rows.append({"entry": entry.id, "api": name, "url": url(name)})
-    return rows
+            wanted.append((entry.id, candidates(entry.code_line.code, override.group(1) if override else None)))
+    found = (inspect or _inspect_here)([name for _, names in wanted for name in names])
+    return [{"entry": entry_id, "api": name, "url": url(name)}
+            for entry_id, names in wanted if (name := _first(names, found))]
 
 
 def refresh(project: Project) -> bool:
