@@ -86,7 +86,7 @@ class SavedTensorMeter(torch.autograd.graph.saved_tensors_hooks):
             self.refs.append(weakref.ref(t))
             if self.budget is not None and self.total > self.budget:
                 raise torch.OutOfMemoryError(f"simulated: {self.total} bytes saved for backward > {self.budget}")
-        return t
+        return t.detach()  # not t itself: the packed value must not reference the input (saved_tensors_hooks)
 
     @property
     def total(self):

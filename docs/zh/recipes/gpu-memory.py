@@ -86,7 +86,7 @@ class SavedTensorMeter(torch.autograd.graph.saved_tensors_hooks):
             self.refs.append(weakref.ref(t))
             if self.budget is not None and self.total > self.budget:
                 raise torch.OutOfMemoryError(f"simulated: {self.total} bytes saved for backward > {self.budget}")
-        return t
+        return t.detach()  # 不是 t 本身：返回值不能引用输入（saved_tensors_hooks 的要求）
 
     @property
     def total(self):
