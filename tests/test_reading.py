@@ -379,6 +379,7 @@ def test_api_docs_file_is_what_the_installed_torch_resolves(inspect_names):
     ("import numpy as np\nnp.random.seed(0)\nx.view(2, 3)", None, "torch.Tensor.view"),  # so is what the code imports
     ("backend = 'gloo'\ndist.init_process_group(backend)", None, "torch.distributed.init_process_group"),
     ("x.view(2, 3)", "torch.reshape", "torch.reshape"),
+    ("t = v2.Compose([v2.ToImage(), v2.Normalize(mean, std)])", None, "torchvision.transforms.v2.Compose"),  # the vision page's imports
 ])
 def test_main_api_candidates(code, override, first):
     from cheatsheet.tools.api_docs import candidates
@@ -397,6 +398,7 @@ def test_main_api_resolution_skips_what_torch_lacks(inspect_names):
     links = load(PROJECT.api_docs)
     assert links["free-references-before-empty-cache"]["api"] == "torch.cuda.empty_cache"
     assert url("torch.cuda.empty_cache") == "https://docs.pytorch.org/docs/stable/generated/torch.cuda.empty_cache.html"
+    assert url("torchvision.ops.nms") == "https://docs.pytorch.org/vision/stable/generated/torchvision.ops.nms.html"
     assert url("torch.distributed.barrier") == "https://docs.pytorch.org/docs/stable/distributed.html#torch.distributed.barrier"
     # The function torch.autograd.gradcheck shadows its module; its page is under the module's name.
     assert url("torch.autograd.gradcheck").endswith("/generated/torch.autograd.gradcheck.gradcheck.html")

@@ -1,4 +1,5 @@
-"""Each entry's main API and its page in the official PyTorch documentation.
+"""Each entry's main API and its page in the official PyTorch documentation (torchvision's for
+the torchvision names the vision page calls).
 
 The main API is read from the entry's code line, without importing torch: an override written in
 the heading (`{ #id data-api="torch.nn.Module.train" }`), else the torch names the line uses, in
@@ -45,7 +46,13 @@ MODULE_PAGES = {
     "torch.profiler": "profiler.html",
     "torch.random": "random.html",
     "torch.hub": "hub.html",
+    "torch.utils.tensorboard": "tensorboard.html",
 }
+# Libraries documented beside torch, by the names their pages' code lines call them (the page's
+# introduction imports them: `import torchvision`, `from torchvision.transforms import v2`), and
+# where each documents its names.
+LIBRARY_ALIASES = {"torchvision": "torchvision", "v2": "torchvision.transforms.v2"}
+LIBRARY_DOCS = {"torchvision": "https://docs.pytorch.org/vision/stable/generated/"}
 # Names whose page is under another name: the function shadows the module it is defined in.
 DOCUMENTED_AS = {
     "torch.autograd.gradcheck": "torch.autograd.gradcheck.gradcheck",
@@ -92,11 +99,12 @@ def _call_name(call: ast.Call, bound: dict[str, str]) -> str | None:
         return None
     name = _dotted(func)
     root = name.partition(".")[0] if name else None
-    if root in CODE_LINE_ALIASES:
-        return CODE_LINE_ALIASES[root] + name[len(root):]
+    aliases = {**CODE_LINE_ALIASES, **LIBRARY_ALIASES}
+    if root in aliases:
+        return aliases[root] + name[len(root):]
     if root in bound:
         target = bound[root]
-        return target + name[len(root):] if target.partition(".")[0] == "torch" else None
+        return target + name[len(root):] if target.partition(".")[0] in ("torch", *LIBRARY_DOCS) else None
     if root in MODULES:
         return None
     receiver = func.value
@@ -128,6 +136,9 @@ def candidates(code: str, override: str | None = None) -> list[str]:
 
 
 def url(name: str) -> str:
+    library = name.partition(".")[0]
+    if library in LIBRARY_DOCS:
+        return f"{LIBRARY_DOCS[library]}{name}.html"
     name = DOCUMENTED_AS.get(name, name)
     module = next((m for m in sorted(MODULE_PAGES, key=len, reverse=True) if name.startswith(m + ".")), None)
     return DOCS_URL + (f"{MODULE_PAGES[module]}#{name}" if module else f"generated/{name}.html")
