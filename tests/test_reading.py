@@ -379,7 +379,8 @@ def test_api_docs_file_is_what_the_installed_torch_resolves(inspect_names):
     ("import numpy as np\nnp.random.seed(0)\nx.view(2, 3)", None, "torch.Tensor.view"),  # so is what the code imports
     ("backend = 'gloo'\ndist.init_process_group(backend)", None, "torch.distributed.init_process_group"),
     ("x.view(2, 3)", "torch.reshape", "torch.reshape"),
-    ("t = v2.Compose([v2.ToImage(), v2.Normalize(mean, std)])", None, "torchvision.transforms.v2.Compose"),  # the vision page's imports
+    # the vision page imports torchvision and v2 for its code lines
+    ("t = v2.Compose([v2.ToImage(), v2.Normalize(mean, std)])", None, "torchvision.transforms.v2.Compose"),
 ])
 def test_main_api_candidates(code, override, first):
     from cheatsheet.tools.api_docs import candidates
