@@ -47,6 +47,7 @@ MODULE_PAGES = {
     "torch.random": "random.html",
     "torch.hub": "hub.html",
     "torch.utils.tensorboard": "tensorboard.html",
+    "torch.distributions": "distributions.html",
 }
 # Libraries documented beside torch, by the names their pages' code lines call them (the page's
 # introduction imports them: `import torchvision`, `from torchvision.transforms import v2`), and
