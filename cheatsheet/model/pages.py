@@ -331,6 +331,7 @@ def comparable_code(fence: Fence) -> str:
     return "\n".join(line for line in lines if line.strip())
 
 
+@cache  # a pure function of the text, asked for every entry by every verdict of a build
 def _strip_python_comments(code: str) -> str:
     import io
     import tokenize
