@@ -260,6 +260,26 @@ def cmd_pdf(args) -> int:
     return 0
 
 
+@command(arg("site_dir", nargs="?", default=str(PROJECT.root / "site"),
+             help="the built site whose PDFs go into the copy, and where the zip goes (default: site/)"),
+         arg("--out", metavar="ZIP", help="write the zip here instead (default: SITE_DIR/pytorch-cheatsheet-offline.zip)"))
+def cmd_offline(args) -> int:
+    """Zip both languages as a copy that works from disk (file://): pages, switch, filters, search.
+
+    A build of its own with Material's offline plugin on (OFFLINE=true): links name the files
+    (.../index.html), and the site's search index is also written as scripts, which a page opened
+    from disk can load. The PDFs of SITE_DIR (`pdf`), if there, go in too. Unzip it and open
+    pytorch-cheatsheet/index.html (English: pytorch-cheatsheet/en/index.html)."""
+    import time
+
+    from cheatsheet.tools.offline import offline_zip
+
+    start = time.monotonic()
+    path = offline_zip(PROJECT.root, Path(args.site_dir), Path(args.out) if args.out else None)
+    print(f"{display(path)}: {path.stat().st_size / 2**20:.1f} MiB in {time.monotonic() - start:.0f} s")
+    return 0
+
+
 def _bench_options() -> list[argparse.ArgumentParser]:
     if str(PROJECT.root) not in sys.path:  # benchmarks/ sits beside the package, in the repository
         sys.path.insert(0, str(PROJECT.root))

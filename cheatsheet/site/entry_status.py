@@ -90,13 +90,16 @@ def report_url(repo_url: str, entry_url: str, entry_id: str, template: str) -> s
 
 
 def status_line(verdicts: list[Verdict], strings: Mapping[str, str],
-                api: Mapping[str, str] | None = None, report: str | None = None) -> str:
+                api: Mapping[str, str] | None = None, report: str | None = None, copy: str | None = None) -> str:
     """The `<p>` that goes right after the entry's `</h3>`. `verdicts`: one per column of the
     record (cheatsheet.model.record.Record.verdicts); `api`: its api-docs.csv row, if any;
-    `report`: its report_url, if the site knows its repository."""
+    `report`: its report_url, if the site knows its repository; `copy`: its "copy Markdown"
+    button (cheatsheet.site.sheet_data.copy_button)."""
     parts = [compact(verdicts, strings)]
     if api:
         parts.append(f'<a href="{html.escape(api["url"])}" title="{html.escape(api["api"])}">{strings["status.api"]}</a>')
     if report:
         parts.append(f'<a href="{html.escape(report)}">{strings["status.report"]}</a>')
+    if copy:
+        parts.append(copy)
     return f'\n<p class="entry-chrome" data-search-exclude>{" · ".join(parts)}</p>\n'

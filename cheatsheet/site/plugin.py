@@ -1,16 +1,18 @@
 """The site's MkDocs plugin (`cheatsheet` in mkdocs.yml): wires MkDocs' events to the features in
 cheatsheet/site/, each a plain function of the page model, the record and the strings.
 
-    on_config        the project's settings, the record, the API links; no edit links without a repository
+    on_config        the project's settings, the record, the API links; no edit links without a repository;
+                     no instant navigation in the copy read from disk (Material's offline plugin)
     on_files         every page parsed once; the ids that moved to another page (aliases)
     on_nav           the pages with entries, in nav order (the all-idioms and compatibility pages)
     on_env           this language's strings for the templates
     on_page_markdown the markers: <!-- all-idioms -->, <!-- compatibility-matrix -->,
                      <!-- verification-summary -->, <!-- rules-table -->
-    on_page_content  output lines; under each entry's heading its status line; the at-a-glance
-                     table and the notebook link of a topic page; a recipe's verification line;
-                     the alias anchors
-    on_post_build    the notebooks, the site's search index, then the other languages' sites
+    on_page_content  output lines; under each entry's heading its status line and "Copy Markdown"
+                     button; the at-a-glance table and the notebook link of a topic page; a
+                     recipe's verification line; the alias anchors
+    on_post_build    the notebooks, the site's search index, the sheet as data (llms.txt,
+                     llms-full.txt, api/entries.json), then the other languages' sites
 
 All state lives on the instance and is set afresh in on_config, which starts every build (`mkdocs
 serve` rebuilds; each language's build has its own instance).
@@ -44,6 +46,7 @@ from cheatsheet.site import (
     output_lines,
     recipes,
     search_index,
+    sheet_data,
 )
 from cheatsheet.site import summary as verification_summary
 from cheatsheet.site.strings import STRINGS
@@ -81,10 +84,18 @@ class CheatsheetPlugin(BasePlugin[CheatsheetConfig]):
         self.urls: dict[str, str] = {}  # source path -> address
         self.moved: dict[str, dict[str, tuple[str, str]]] = {}  # old page -> old id -> (new page, new id)
         self.nav_pages: list[tuple[str, Page]] = []  # (address, page) of the pages with entries, nav order
+        self.nav_files: list[str] = []  # source path of every page, nav order
         # "Edit this page" needs the repository. Without REPO_URL (a reader's `mkdocs serve`), MkDocs
         # would warn about the bare edit path on every page, and the strict build would stop.
         if not config.repo_url:
             config.edit_uri = None
+        # The copy read from disk (Material's offline plugin on: `python -m cheatsheet offline`).
+        # Material turns instant navigation off on file:// pages, and if it is configured there its
+        # document$ never fires, so no page script (the filters, the alias redirect) would run.
+        offline = config.plugins.get("material/offline")
+        self.from_disk = bool(offline and offline.config.enabled)
+        if self.from_disk:
+            config.theme["features"] = [f for f in config.theme["features"] if not f.startswith("navigation.instant")]
         return config
 
     @event_priority(-100)  # after mkdocs-jupyter has made the recipes pages
@@ -98,6 +109,7 @@ class CheatsheetPlugin(BasePlugin[CheatsheetConfig]):
     def on_nav(self, nav, config, files):
         self.nav_pages = [(item.file.url, self.pages[item.file.src_uri]) for item in nav.pages
                           if self.pages[item.file.src_uri].entries]
+        self.nav_files = [item.file.src_uri for item in nav.pages]
         return nav
 
     def on_env(self, env, config, files):
@@ -143,7 +155,11 @@ class CheatsheetPlugin(BasePlugin[CheatsheetConfig]):
                 recipes.write_notebook(page.path, site / notebooks.notebook_path(src_uri))
         pages = sorted(self.pages.values(), key=lambda p: p.path)
         urls = {self.pages[src].path: url for src, url in self.urls.items()}
-        search_index.write(site, pages, urls, self.project.docs, self.lang)
+        search_index.write(site, pages, urls, self.project.docs, self.lang, scripts=self.from_disk)  # file:// cannot fetch
+        about = {"lang": self.lang, "name": config.site_name, "description": config.site_description or "",
+                 "url": config.site_url}
+        sheet_data.write(site, [(src, self.pages[src]) for src in self.nav_files], self._verdicts, about, self.strings,
+                         self.project.snippets)
         for lang, config_file in self.config.languages.items():
             build(english.site_config(config, lang, config_file))
 
@@ -159,9 +175,12 @@ class CheatsheetPlugin(BasePlugin[CheatsheetConfig]):
                 raise PluginError(f"{parsed.path}:{entry.line}: the entry heading `{entry.title}` has no {{ #id }}")
             report = None
             if repo and site_url:
-                where = f"{site_url.rstrip('/')}/{page.url}#{entry.id}"
+                where = f"{sheet_data.address(site_url, page.file.src_uri)}#{entry.id}"  # published, also from the offline copy
                 report = entry_status.report_url(repo, where, entry.id, self.config.report_template)
-            lines[entry.id] = entry_status.status_line(self._verdicts(entry), self.strings, self.api_links.get(entry.id), report)
+            markdown = sheet_data.entry_markdown(page.file.src_uri, parsed, entry, site_url, self._verdicts(entry),
+                                                 self.strings, self.project.snippets)
+            lines[entry.id] = entry_status.status_line(self._verdicts(entry), self.strings, self.api_links.get(entry.id), report,
+                                                       sheet_data.copy_button(markdown, entry.title, self.strings))
         html, missing = markup.after_headings(html, lines)
         if missing:
             raise PluginError(f"{parsed.path}: entry `{sorted(missing)[0]}` has no `<h3 id=...>` heading in the rendered page")

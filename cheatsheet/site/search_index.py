@@ -158,15 +158,21 @@ def synonyms(lang: str, path: Path = SYNONYMS) -> dict[str, str]:
     return {r["typed"]: r["site"] for r in rows if r["lang"] == lang}
 
 
-def write(site_dir: Path, pages: list[Page], urls: dict[Path, str], docs: Path, lang: str) -> Path:
-    """Write this language's index beside Material's, and empty Material's of its documents."""
+def write(site_dir: Path, pages: list[Page], urls: dict[Path, str], docs: Path, lang: str, scripts: bool = False) -> Path:
+    """Write this language's index beside Material's, and empty Material's of its documents. With
+    `scripts` (a site read from disk, where pages cannot fetch), each file also as a script that
+    sets it on `window.__cheatsheetIndex` (search.js loads it from there on file:// pages)."""
     material = site_dir / "search" / "search_index.json"
     index = json.loads(material.read_text("utf-8"))
     index_docs = documents(pages, urls, docs, lang, index["docs"])
     texts = [doc.pop("x") for doc in index_docs]
     out = site_dir / INDEX
-    _dump(out, {"boost": BOOST, "synonyms": synonyms(lang), "docs": index_docs})
-    _dump(site_dir / TEXT, texts)
+    for name, data in ((INDEX, {"boost": BOOST, "synonyms": synonyms(lang), "docs": index_docs}), (TEXT, texts)):
+        _dump(site_dir / name, data)
+        if scripts:
+            (site_dir / name).with_suffix(".js").write_text(
+                f"(window.__cheatsheetIndex = window.__cheatsheetIndex || {{}})[{json.dumps(name)}] = "
+                + (site_dir / name).read_text("utf-8") + ";\n", "utf-8")
     index["docs"] = []
     _dump(material, index)
     return out

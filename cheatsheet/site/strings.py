@@ -5,7 +5,8 @@
 Keys are `feature.name`: status (the line under an entry's heading), device, source (who ran a
 row), list, recipe (the line under a recipe's title), glance (the table at the top of a topic page),
 all (the all-idioms page), summary (the home page's verification summary, Markdown), compat,
-mark, state and legend (the compatibility page), notebook, page (the page chrome)."""
+mark, state and legend (the compatibility page), notebook, page (the page chrome), copy (the
+"copy as Markdown" button of an entry), data (llms.txt and llms-full.txt: cheatsheet/site/sheet_data.py)."""
 
 from __future__ import annotations
 
@@ -99,6 +100,23 @@ ZH = MappingProxyType({
     "notebook.terminal": "在终端中运行（脚本见上）：",
     "notebook.cuda": "这个示例需要 CUDA。",
     "page.loading": "加载中",
+    # The button beside an entry's status line: it copies the entry as llms-full.txt gives it.
+    "copy.label": "复制 Markdown",
+    "copy.aria": "复制 Markdown：{title}",
+    "copy.done": "已复制",
+    # llms.txt and llms-full.txt (and each entry's copied Markdown), in Markdown.
+    "data.about": "每个条目是一个 PyTorch 写法：一行可复制的代码、助记、作用、使用前提，"
+                  "以及一个由测试真正运行过的示例和它打印的输出。"
+                  "全部条目的完整 Markdown（附每个条目在各个 PyTorch 版本和设备上的验证记录）："
+                  "[llms-full.txt]({full})；JSON：[api/entries.json]({json})，"
+                  "它的 JSON Schema：[api/entries.schema.json]({schema})。",
+    "data.full_about": "全站条目，按导航顺序：标题、代码行、字段、示例和它核对过的输出行，以及验证记录。"
+                       "由页面和验证记录在构建网站时生成。",
+    "data.page_line": "{n} 个条目",
+    "data.source": "来源：{url}",
+    "data.record": "验证记录：",
+    "data.record_row": "- PyTorch {release}，{device}：{state}（{row}）",
+    "data.record_none": "- PyTorch {release}，{device}：{state}",
 })
 
 EN = MappingProxyType({
@@ -190,6 +208,21 @@ EN = MappingProxyType({
     "notebook.terminal": "Run in a terminal (the script is above):",
     "notebook.cuda": "This example needs CUDA.",
     "page.loading": "Loading",
+    "copy.label": "Copy Markdown",
+    "copy.aria": "Copy Markdown: {title}",
+    "copy.done": "Copied",
+    "data.about": "Each entry is one PyTorch idiom: a line to copy, a mnemonic, what it does, its prerequisites, "
+                  "and an example that the tests really ran, with what it printed. Every entry in full as Markdown, "
+                  "with its verification record on each PyTorch release and device: [llms-full.txt]({full}); "
+                  "as JSON: [api/entries.json]({json}), whose JSON Schema is [api/entries.schema.json]({schema}).",
+    "data.full_about": "Every entry of the site, in nav order: title, code line, fields, the example with its checked "
+                       "output lines, and the verification record. Generated from the pages and the record when the "
+                       "site is built.",
+    "data.page_line": "{n} entries",
+    "data.source": "Source: {url}",
+    "data.record": "Verification record:",
+    "data.record_row": "- PyTorch {release}, {device}: {state} ({row})",
+    "data.record_none": "- PyTorch {release}, {device}: {state}",
 })
 
 STRINGS = MappingProxyType({"zh": ZH, "en": EN})

@@ -1,7 +1,7 @@
 // The site's page behaviour (loaded once by overrides/main.html; instant navigation keeps it):
 // the language switch keeps the reader's place and colour scheme, a merged entry's old #id
-// redirects, the all-idioms and compatibility pages filter as the reader types, the progress
-// bar is named.
+// redirects, the all-idioms and compatibility pages filter as the reader types, an entry's
+// "Copy Markdown" button copies it, the progress bar is named.
 (function () {
   "use strict";
   var script = document.currentScript;
@@ -61,6 +61,35 @@
       });
     });
   });
+
+  // "Copy Markdown" beside an entry's status line copies the entry as llms-full.txt gives it (the
+  // button's data-markdown: cheatsheet/site/sheet_data.py) and says so in the status beside it.
+  // The Clipboard API where the page may use it; else, as on some pages read from disk, a
+  // selected text area.
+  document.addEventListener("click", function (event) {
+    var button = event.target.closest("button.entry-copy");
+    if (!button) return;
+    var text = button.dataset.markdown, status = button.nextElementSibling;
+    var copied = navigator.clipboard && window.isSecureContext
+      ? navigator.clipboard.writeText(text).catch(function () { return copyBySelection(text); })
+      : Promise.resolve(copyBySelection(text));
+    copied.then(function () {
+      status.textContent = button.dataset.done;
+      setTimeout(function () { status.textContent = ""; }, 2000);
+    });
+  });
+
+  function copyBySelection(text) {
+    var area = document.createElement("textarea");
+    area.value = text;
+    area.setAttribute("readonly", "");
+    area.style.position = "fixed";
+    area.style.opacity = "0";
+    document.body.appendChild(area);
+    area.select();
+    document.execCommand("copy");
+    area.remove();
+  }
 
   // Material's instant-navigation progress bar has no accessible name (the label: the script
   // tag's data-loading, from cheatsheet/site/strings.py).

@@ -95,7 +95,19 @@
     return extra.length ? query + " " + extra.join(" ") : query;
   }
 
+  // search/NAME.json; from disk (file://), where a page may not fetch, the same data from
+  // search/NAME.js, a script that sets it on window.__cheatsheetIndex (the copy read from disk
+  // has both, as Material's offline plugin gives its own index: cheatsheet/site/search_index.py).
   function fetchJSON(path) {
+    if (location.protocol === "file:") {
+      return new Promise(function (resolve, reject) {
+        var script = document.createElement("script");
+        script.src = new URL(path.replace(/\.json$/, ".js"), root).href;
+        script.onload = function () { resolve(window.__cheatsheetIndex[path]); };
+        script.onerror = reject;
+        document.head.appendChild(script);
+      });
+    }
     return fetch(new URL(path, root)).then(function (r) { return r.json(); });
   }
 
