@@ -81,3 +81,17 @@ def test_a_needs_package_row_is_what_a_release_installed_without_that_package_ca
     assert check_record(fixture, PROJECT.snippets, fixture / "verification", ("2.13.0",), {"2.13.0": ("torchvision",)}) == []
     wrong = check_record(fixture, PROJECT.snippets, fixture / "verification", ("2.13.0",), {"2.13.0": ("safetensors",)})
     assert [p.code for p in wrong] == ["REC007"] and "installed without safetensors" in wrong[0].message
+
+
+def test_a_cuda_only_example_that_prints_may_wait_for_a_gpu_to_write_its_lines(tmp_path, inspect_names):
+    """No machine without a GPU can write a requires-cuda example's `#cuda>` lines, and none may be
+    typed by hand: such an example needs only to print. One that prints nothing is still ENTRY007."""
+    from conftest import write_site
+
+    fence = "```{.python requires-cuda}\nimport torch\n\n%s\n```\n"
+    page = ("# 测试页\n\n### 示例 { #sample-entry }\n\n```python\ny = torch.ones(2)\n```\n\n- 助记：ones = 全是 1。\n"
+            "- 作用：全 1 张量。\n- 使用前提：已 `import torch`。\n\n**解释性示例：**\n\n")
+    docs = write_site(tmp_path, {"prints": page + fence % 'print(torch.ones(2, device="cuda").sum())',
+                                 "silent": page.replace("sample-entry", "silent-entry") + fence % 'torch.ones(2, device="cuda")'})
+    problems = [p for _, p in check_site(docs.parent, PROJECT.snippets, inspect_names)]
+    assert [(p.entry_id, p.code) for p in problems] == [("silent-entry", "ENTRY007")] * 2, problems

@@ -80,7 +80,8 @@ def entry_findings(page: Page, entry: Entry, snippets: Path) -> Findings:
         add(entry.line, "ENTRY006", f"no example. Add a paragraph `**{labels['example']}**` followed by a complete ```python "
                                     "example that prints its result.")
     for fence in entry.examples:
-        if not fence.has_output:
+        # A CUDA-only example prints on a GPU only: its `#cuda>` lines are written there (`fill`).
+        if not fence.has_output and not ("requires-cuda" in fence.options and "print(" in fence.code):
             add(fence.line, "ENTRY007", f"the example shows no output. Print a result; {_fill_hint(page, entry)} writes "
                                         "what it prints as `#> ` lines.")
     for fence in entry.with_role("stray"):
