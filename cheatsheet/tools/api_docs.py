@@ -48,6 +48,10 @@ MODULE_PAGES = {
     "torch.hub": "hub.html",
     "torch.utils.tensorboard": "tensorboard.html",
     "torch.distributions": "distributions.html",
+    "torch.distributed.fsdp": "distributed.fsdp.fully_shard.html",
+    "torch.distributed.checkpoint": "distributed.checkpoint.html",
+    "torch.multiprocessing": "multiprocessing.html",
+    "torch.library": "library.html",
 }
 # Libraries documented beside torch, by the names their pages' code lines call them (the page's
 # introduction imports them: `import torchvision`, `from torchvision.transforms import v2`), and
