@@ -190,8 +190,8 @@ def cmd_record(args) -> int:
         print(problem)
     unrun = {release: n for (release, device), figures in summary(project.docs, project.snippets, record_dir).items()
              if device == "cpu" and (n := figures["states"].get("needs-package"))}
-    unrun_text = "".join(f"; on {release} {n} not run: they need {', '.join(project.lacking().get(release, ()))}, "
-                         "which that release is installed without" for release, n in unrun.items())
+    unrun_text = "".join(f", except on {release}, where {n} that need {', '.join(project.lacking().get(release, ()))} did "
+                         "not run (that release is installed without it)" for release, n in unrun.items())
     claimed = (f" (claimed releases {', '.join(project.releases) or 'none'}: every entry passed on CPU{unrun_text}; "
                "every row current)")
     print(f"{len(problems)} problem(s) in the record" + ("" if problems else claimed))
