@@ -4,6 +4,7 @@ function the list renders from, scored on the first three visible results, gated
 (cheatsheet/search_index.py) and the browser glue (overrides/assets/javascripts/search.js)."""
 
 import json
+import re
 from collections import Counter
 from urllib.parse import parse_qs, urlsplit
 
@@ -98,6 +99,9 @@ def test_the_index_has_each_entry_once_with_its_code_line_and_fields(site, lang,
             assert doc["x"] and "`" not in doc["x"] and not any(label in doc["x"] for label in LABELS[lang].values()), doc["x"]
             assert doc.get("w", "") == entry.search_words
             assert (lang == "zh") == ("a" in doc), "the Chinese site's documents carry the English title"
+            front = re.match(r"---\n(.*?)\n---\n", page.text, re.S)  # the page's `search: boost:`, as Material reads it
+            boost = re.search(r"^  boost: ([\d.]+)$", front.group(1), re.M) if front else None
+            assert doc.get("b", 1) == (float(boost.group(1)) if boost else 1), entry.id
     assert len(entries) == sum(len(p.entries) for p in site_pages(PROJECT.docs, lang) if p.kind == "topic")
     material = json.loads((site_dir / prefix / "search" / "search_index.json").read_text("utf-8"))
     assert material["docs"] == [] and material["config"]["separator"], (

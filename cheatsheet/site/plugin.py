@@ -85,6 +85,7 @@ class CheatsheetPlugin(BasePlugin[CheatsheetConfig]):
         self.moved: dict[str, dict[str, tuple[str, str]]] = {}  # old page -> old id -> (new page, new id)
         self.nav_pages: list[tuple[str, Page]] = []  # (address, page) of the pages with entries, nav order
         self.nav_files: list[str] = []  # source path of every page, nav order
+        self.search_boosts: dict[Path, float] = {}  # page file -> its front matter's `search: boost:`
         # "Edit this page" needs the repository. Without REPO_URL (a reader's `mkdocs serve`), MkDocs
         # would warn about the bare edit path on every page, and the strict build would stop.
         if not config.repo_url:
@@ -117,6 +118,9 @@ class CheatsheetPlugin(BasePlugin[CheatsheetConfig]):
         return env
 
     def on_page_markdown(self, markdown, page, config, files):
+        boost = (page.meta.get("search") or {}).get("boost")
+        if boost is not None:  # a page whose entries serve narrower needs ranks them lower
+            self.search_boosts[self.pages[page.file.src_uri].path] = float(boost)
         if at_a_glance.MARKER in markdown:
             markdown = markdown.replace(at_a_glance.MARKER, at_a_glance.all_idioms(self.nav_pages, page.url, self.strings))
         if compatibility.MARKER in markdown:
@@ -155,7 +159,8 @@ class CheatsheetPlugin(BasePlugin[CheatsheetConfig]):
                 recipes.write_notebook(page.path, site / notebooks.notebook_path(src_uri))
         pages = sorted(self.pages.values(), key=lambda p: p.path)
         urls = {self.pages[src].path: url for src, url in self.urls.items()}
-        search_index.write(site, pages, urls, self.project.docs, self.lang, scripts=self.from_disk)  # file:// cannot fetch
+        search_index.write(site, pages, urls, self.project.docs, self.lang, scripts=self.from_disk,  # file:// cannot fetch
+                           boosts=self.search_boosts)
         about = {"lang": self.lang, "name": config.site_name, "description": config.site_description or "",
                  "url": config.site_url}
         sheet_data.write(site, [(src, self.pages[src]) for src in self.nav_files], self._verdicts, about, self.strings,

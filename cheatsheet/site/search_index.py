@@ -100,10 +100,14 @@ def entry_text(page: Page, entry: Entry) -> str:
     return re.sub(r"\s+", " ", text).strip()
 
 
-def documents(pages: list[Page], urls: dict[Path, str], docs: Path, lang: str, material_docs: list[dict]) -> list[dict]:
-    """The documents of one language's index. `urls`: each page's address as MkDocs built it.
-    Short keys keep it small: u address, t title, c code line, x text, a the other language's
-    title, w the entry's search words, o what its examples print, p the page's title, k kind."""
+def documents(pages: list[Page], urls: dict[Path, str], docs: Path, lang: str, material_docs: list[dict],
+              boosts: dict[Path, float] | None = None) -> list[dict]:
+    """The documents of one language's index. `urls`: each page's address as MkDocs built it;
+    `boosts`: a page's `search: boost:` (front matter, as Material's own search reads it) for its
+    entries. Short keys keep it small: u address, t title, c code line, x text, a the other
+    language's title, w the entry's search words, o what its examples print, p the page's title,
+    k kind, b the page's boost (absent for 1)."""
+    boosts = boosts or {}
     out: list[dict] = []
     entry_urls = set()
     for page in pages:
@@ -120,6 +124,8 @@ def documents(pages: list[Page], urls: dict[Path, str], docs: Path, lang: str, m
                 doc["w"] = entry.search_words
             if output := output_text(entry):
                 doc["o"] = output
+            if boosts.get(page.path, 1) != 1:
+                doc["b"] = boosts[page.path]
             out.append(doc)
             entry_urls.add(doc["u"])
             entry_urls.update(f"{url}#{alias}" for alias in entry.alias_ids)
@@ -158,13 +164,14 @@ def synonyms(lang: str, path: Path = SYNONYMS) -> dict[str, str]:
     return {r["typed"]: r["site"] for r in rows if r["lang"] == lang}
 
 
-def write(site_dir: Path, pages: list[Page], urls: dict[Path, str], docs: Path, lang: str, scripts: bool = False) -> Path:
+def write(site_dir: Path, pages: list[Page], urls: dict[Path, str], docs: Path, lang: str, scripts: bool = False,
+          boosts: dict[Path, float] | None = None) -> Path:
     """Write this language's index beside Material's, and empty Material's of its documents. With
     `scripts` (a site read from disk, where pages cannot fetch), each file also as a script that
     sets it on `window.__cheatsheetIndex` (search.js loads it from there on file:// pages)."""
     material = site_dir / "search" / "search_index.json"
     index = json.loads(material.read_text("utf-8"))
-    index_docs = documents(pages, urls, docs, lang, index["docs"])
+    index_docs = documents(pages, urls, docs, lang, index["docs"], boosts)
     texts = [doc.pop("x") for doc in index_docs]
     out = site_dir / INDEX
     for name, data in ((INDEX, {"boost": BOOST, "synonyms": synonyms(lang), "docs": index_docs}), (TEXT, texts)):

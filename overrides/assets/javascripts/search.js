@@ -152,7 +152,7 @@
       fuzzy: function (term) { return CJK.test(term) || term.length < 4 ? false : term.length < 6 ? 1 : 2; },
       boostDocument: function (id) {
         var kind = docs[id].k;
-        return boost[kind === "error" && !aboutError ? "error-task" : kind] || 1;
+        return (boost[kind === "error" && !aboutError ? "error-task" : kind] || 1) * (docs[id].b || 1);
       },
     };
     query = expand(query);
