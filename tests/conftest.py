@@ -220,3 +220,15 @@ def browser_page(browser):
     page.on("request", lambda request: requested_hosts.add(request.url.split("/")[2]))
     yield page, base, requested_hosts
     page.close()
+
+
+def typed_filter(page, block: str, word: str) -> int:
+    """Type `word` into the page's filter box: some rows of `block` stay, each holding the word.
+    Returns how many rows there are in all."""
+    total = page.locator(f"{block} tbody tr").count()
+    page.fill(".idiom-filter", word)
+    page.wait_for_function(f"document.querySelectorAll('{block} tbody tr[hidden]').length > 0")
+    shown = page.locator(f"{block} tbody tr:not([hidden])")
+    assert 0 < shown.count() < total
+    assert all(word in text.lower() for text in shown.all_inner_texts())
+    return total

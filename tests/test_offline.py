@@ -12,7 +12,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from conftest import early
+from conftest import early, typed_filter
 
 from cheatsheet.project import repo
 from cheatsheet.tools.offline import FOLDER
@@ -120,12 +120,7 @@ def test_language_switch_and_navigation_work_from_disk(disk_page):
 def test_the_filters_work_from_disk(disk_page, path, block, word):
     page, copy, errors, _ = disk_page
     page.goto((copy / path).as_uri())
-    total = page.locator(f"{block} tbody tr").count()
-    page.fill(".idiom-filter", word)
-    page.wait_for_function(f"document.querySelectorAll('{block} tbody tr[hidden]').length > 0")
-    shown = page.locator(f"{block} tbody tr:not([hidden])")
-    assert 0 < shown.count() < total
-    assert all(word in text.lower() for text in shown.all_inner_texts())
+    typed_filter(page, block, word)
     assert not errors
 
 

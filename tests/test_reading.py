@@ -9,6 +9,7 @@ import subprocess
 import sys
 
 import pytest
+from conftest import typed_filter
 
 from cheatsheet.model.pages import parse_page, site_files
 from cheatsheet.project import repo
@@ -87,12 +88,7 @@ def test_all_idioms_and_the_compatibility_matrix_filter_as_you_type(browser_page
     page.click(f".md-sidebar--primary a[href$='/{path}/']")  # instant navigation: the filter is bound on each page change
     page.wait_for_url(f"**/{LANGS[lang]}{path}/")
     page.wait_for_selector(f"{block} tbody tr")  # the new page's content is in
-    total = page.locator(f"{block} tbody tr").count()
-    page.fill(".idiom-filter", word)
-    page.wait_for_function(f"document.querySelectorAll('{block} tbody tr[hidden]').length > 0")
-    shown = page.locator(f"{block} tbody tr:not([hidden])")
-    assert 0 < shown.count() < total
-    assert all(word in text.lower() for text in shown.all_inner_texts())
+    total = typed_filter(page, block, word)
     assert page.locator(f"{block} .idiom-group[hidden]").count() > 0, "a page none of whose rows match goes"
     page.fill(".idiom-filter", "")
     assert page.locator(f"{block} tbody tr:not([hidden])").count() == total

@@ -162,7 +162,10 @@ def test_copy_markdown_copies_the_entry_by_keyboard(site, browser_page, lang):
     llms-full.txt, and the status beside the button says it was copied."""
     _, _, full = _data(site, lang)
     page, base, _ = browser_page
-    page.goto(base + LANGS[lang] + "gpu-memory/")
+    page.goto(base + LANGS[lang])
+    page.click(".md-sidebar--primary a[href$='/gpu-memory/']")  # as a reader arrives: instant navigation
+    page.wait_for_url(f"**/{LANGS[lang]}gpu-memory/")
+    page.wait_for_selector("h3#cuda-empty-cache + p.entry-chrome button.entry-copy")
     page.evaluate("navigator.clipboard.writeText = text => (window.copied = text, Promise.resolve())")
     strings = STRINGS[lang]
     button = page.locator("h3#cuda-empty-cache + p.entry-chrome button.entry-copy")
