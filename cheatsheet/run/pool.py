@@ -3,23 +3,30 @@
 * `WorkerPool(device, size)` keeps `size` worker processes (cheatsheet.run.worker). Each imports torch
   once and runs many examples. A task that outlives its timeout gets its worker killed from
   outside (the whole process group) and a new worker started; no example can stall the run.
-* `run_shell` runs a bash example in a temporary copy of snippets/.
+* `run_shell` runs a bash example in a temporary copy of snippets/; with a `ForkServer`, the
+  Python processes it starts are forks of one that imported torch already (cheatsheet/run/forkserver.py).
 
 Both give a `RunResult` (cheatsheet/run/results.py); `cheatsheet.check.outputs` turns it into the
 fence the page should show, which the pytest plugin compares with the page or writes into it.
 
 What an example sees of the environment is this allowlist, plus HOME pointing at its own temporary
 directory (also its working directory), PYTHONUNBUFFERED=1, and, on the CPU worker,
-CUDA_VISIBLE_DEVICES="" (set before Python starts, so torch never sees a GPU).
+CUDA_VISIBLE_DEVICES="" (set before Python starts, so torch never sees a GPU). A shell example
+also gets PYTHONWARNINGS (warnings are errors), PYTHONPATH (the network guard) and, with a fork
+server, its bin/ first on PATH, PYTHON_EXEC and the server's two variables.
 """
 
 from __future__ import annotations
 
+import contextlib
 import itertools
+import json
 import os
 import queue
+import select
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -29,6 +36,7 @@ from concurrent.futures import Future
 from multiprocessing.connection import Connection
 from pathlib import Path
 
+from cheatsheet.run import forkserver
 from cheatsheet.run.results import RunResult, WorkerInfo
 
 PACKAGE_PARENT = Path(__file__).resolve().parents[2]
@@ -232,13 +240,81 @@ class WorkerPool:
             thread.join(timeout=5)
 
 
-def run_shell(code: str, device: str, snippets: Path, timeout: float) -> RunResult:
-    """Run a bash example from a temporary copy of snippets/; its stdout is its output."""
+def shell_env(device: str) -> dict[str, str]:
     env = example_env(device)
     # As for Python examples, warnings are errors; runpy's notice that `python -m torch.utils.collect_env`
     # was imported by its package first is torch's layout, not the example's.
     env["PYTHONWARNINGS"] = "error,ignore::RuntimeWarning:runpy"
     env["PYTHONPATH"] = str(NETGUARD)  # its sitecustomize blocks network in every Python process started here
+    return env
+
+
+class ForkServer:
+    """The fork server of one device's shell examples, and the directory of its `python`,
+    `python3` and `torchrun` scripts. Started in the shell examples' environment, so that its
+    interpreter settings are theirs."""
+
+    def __init__(self, device: str, log_dir: Path, timeout: float = STARTUP_TIMEOUT):
+        self.dir = Path(tempfile.mkdtemp(prefix=f"forkserver-{device}-"))
+        self.socket, self.bin = str(self.dir / "socket"), self.dir / "bin"
+        (self.dir / "home").mkdir()
+        self.bin.mkdir()
+        python = Path(sys.executable)
+        forkserver.write_shims(str(self.bin), str(python), str(python.with_name("torchrun")))
+        ready_r, ready_w = os.pipe()
+        lifeline_r, self.lifeline = os.pipe()  # the server stops when this process is gone
+        self.log = open(log_dir / f"forkserver-{device}.log", "w+b")  # noqa: SIM115
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "cheatsheet.run.forkserver", self.socket, str(ready_w), str(lifeline_r)],
+            cwd=PACKAGE_PARENT, env=dict(shell_env(device), HOME=str(self.dir / "home")), pass_fds=(ready_w, lifeline_r),
+            stdin=subprocess.DEVNULL, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True,
+        )
+        os.close(ready_w)
+        os.close(lifeline_r)
+        started = time.perf_counter()
+        try:
+            ready = select.select([ready_r], [], [], timeout)[0] and os.read(ready_r, 200)
+        finally:
+            os.close(ready_r)
+        self.startup = time.perf_counter() - started
+        if not ready:
+            self.close()
+            self.log.seek(0)
+            raise WorkerDied(f"the fork server did not start: {self.log.read().decode('utf-8', 'replace')[-3000:]}")
+
+    def env(self, token: str) -> dict[str, str]:
+        """What a shell example's environment gains so that its Python processes come from here."""
+        path = str(self.bin / "python")
+        return {forkserver.SOCKET_VAR: self.socket, forkserver.TOKEN_VAR: token, "PYTHON_EXEC": path}
+
+    def kill(self, token: str) -> None:
+        """Kill what is left of one shell example's forks."""
+        request = json.dumps({"kill": token}).encode()
+        with contextlib.suppress(OSError), socket.socket(socket.AF_UNIX) as conn:
+            conn.connect(self.socket)
+            socket.send_fds(conn, [len(request).to_bytes(8, "big")], [])
+            conn.sendall(request)
+
+    def fallbacks(self) -> int:
+        """How many processes ran as real interpreters instead (the server logs each)."""
+        return Path(self.log.name).read_bytes().count(b"fallback to the real interpreter")
+
+    def close(self) -> None:
+        if self.log.closed:
+            return
+        os.close(self.lifeline)
+        _kill_group(self.proc)
+        self.log.close()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def run_shell(code: str, device: str, snippets: Path, timeout: float, server: ForkServer | None = None) -> RunResult:
+    """Run a bash example from a temporary copy of snippets/; its stdout is its output."""
+    env = shell_env(device)
+    token = f"{os.getpid()}-{next(_serial)}"
+    if server is not None:
+        env.update(server.env(token))
+        env["PATH"] = os.pathsep.join([str(server.bin), env["PATH"]])
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="shell-example-") as workdir:
         shutil.copytree(snippets, workdir, dirs_exist_ok=True)
@@ -249,6 +325,12 @@ def run_shell(code: str, device: str, snippets: Path, timeout: float) -> RunResu
             stdout, stderr = proc.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
             _kill_group(proc)
+            if server is not None:
+                server.kill(token)
+            proc.stdout.close()
+            proc.stderr.close()
             raise TaskTimeout(f"no result after {timeout:.0f} s: the shell example and its processes were killed") from None
+        if server is not None:  # anything it left running
+            server.kill(token)
     error = None if proc.returncode == 0 else f"exit status {proc.returncode}"
     return RunResult(((0, stdout),) if stdout else (), error, stderr[-4000:], time.perf_counter() - started)

@@ -14,13 +14,14 @@ import os
 import re
 import shutil
 import tempfile
+import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 from cheatsheet.model.pages import Fence
 from cheatsheet.project import Project
-from cheatsheet.run.pool import WorkerPool, run_shell
+from cheatsheet.run.pool import ForkServer, WorkerDied, WorkerPool, run_shell
 from cheatsheet.run.results import ExampleTask, NamesTask, RunResult, WorkerInfo
 
 NPROC_PER_NODE = re.compile(r"--nproc[-_]per[-_]node[= ](\d+)")
@@ -54,6 +55,8 @@ class Session:
         self.cpu_workers = cpu_workers or max(1, (os.cpu_count() or 1) // 2)
         self.pools: dict[str, WorkerPool] = {}
         self.shells: ThreadPoolExecutor | None = None
+        self.forkservers: dict[str, ForkServer | WorkerDied] = {}  # per device, for the shell examples
+        self._forkserver_lock = threading.Lock()
         self.log_dir = Path(tempfile.mkdtemp(prefix="cheatsheet-workers-"))
         self.figures: dict[str, dict] = {}  # "python on cpu" -> count, seconds of run time
         self.first_submit: float | None = None
@@ -92,7 +95,19 @@ class Session:
                 # nccl needs one GPU per process; with fewer, the scripts fall back to gloo on CPU,
                 # which the CPU run covers already.
                 return RunResult(skip=f"needs {processes} GPUs (one per process for nccl), this machine has {gpus}")
-        return run_shell(code, device, self.project.snippets, self.project.shell_timeout)
+        return run_shell(code, device, self.project.snippets, self.project.shell_timeout, self.forkserver(device))
+
+    def forkserver(self, device: str) -> ForkServer | None:
+        """The device's fork server, started by the first shell example; None if it could not
+        start (the shell examples then start real interpreters, as without one)."""
+        with self._forkserver_lock:
+            if device not in self.forkservers:
+                try:
+                    self.forkservers[device] = ForkServer(device, self.log_dir)
+                except WorkerDied as e:
+                    self.forkservers[device] = e
+        server = self.forkservers[device]
+        return server if isinstance(server, ForkServer) else None
 
     def inspect_names(self, names: list[str]) -> dict[str, dict]:
         return self.pool("cpu").submit(NamesTask(tuple(names)), self.project.timeout, priority=0).result()
@@ -109,6 +124,9 @@ class Session:
 
     def write_figures(self, path: str) -> None:
         startup = {d: f"{len(p.startups)} worker(s), {max(p.startups, default=0):.1f} s" for d, p in self.pools.items()}
+        for device, server in self.forkservers.items():
+            startup[f"{device} fork server"] = (f"{server.startup:.1f} s, {server.fallbacks()} real interpreter(s)"
+                                                if isinstance(server, ForkServer) else f"not started: {server}")
         span = self.last_done - self.first_submit if self.first_submit else 0.0
         Path(path).write_text(json.dumps({"examples": self.figures, "span": span, "startup": startup}, indent=1))
 
@@ -117,4 +135,7 @@ class Session:
             pool.close()
         if self.shells is not None:
             self.shells.shutdown(cancel_futures=True)
+        for server in self.forkservers.values():
+            if isinstance(server, ForkServer):
+                server.close()
         shutil.rmtree(self.log_dir, ignore_errors=True)  # a dead worker's log tail is in its failure
