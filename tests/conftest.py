@@ -1,6 +1,7 @@
 """Helpers for the tests that run pytest on pages they write (the plugin's own tests), and
 `early`: session fixtures whose slow subprocesses start as soon as collection ends."""
 
+import contextlib
 import importlib.metadata
 import os
 import socket
@@ -18,6 +19,11 @@ from cheatsheet.pytest_plugin import RUN_KEY
 from cheatsheet.site.browser import CHROMIUM, chromium, serve
 
 PROJECT = repo()
+AXE = PROJECT.root / "node_modules" / "axe-core" / "axe.min.js"
+# WCAG 2 A and AA; what a test fails on: the serious and critical violations, with a few places
+AXE_RUN = """async () => (await axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa']}}))
+    .violations.filter(v => ['serious', 'critical'].includes(v.impact))
+    .map(v => `${v.id} (${v.nodes.length}): ${v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(' | ')}`)"""
 
 pytest_plugins = ["pytester"]
 # The torch the examples run on here (the record files its rows under this release).
@@ -63,18 +69,23 @@ def run_pytest(root: Path, *args: str, env: dict | None = None) -> subprocess.Co
 
 
 # --- early fixtures ------------------------------------------------------------------------
-# The suite's slow parts are subprocesses (inner pytest runs, the site build) that the test
-# process only waits for. Started right after collection, in threads, they run beside the
-# examples and the other tests instead of one after another; the fixture returns the result.
+# The suite's slow parts are subprocesses (inner pytest runs, the site build) and browser work
+# on the built site that the test process would only wait for. Started right after collection,
+# in threads, they run beside the examples and the other tests instead of one after another; the
+# fixture returns the result.
 
-EARLY: dict[str, Callable[[Path], object]] = {}
+EARLY: dict[str, tuple[Callable, str | None]] = {}
 _started: dict[str, Future] = {}
 _threads = ThreadPoolExecutor(max_workers=4, thread_name_prefix="early")
 
 
-def early(func: Callable[[Path], object]):
-    """Make `func(tmp_dir)` a session fixture of the same name that starts early."""
-    EARLY[func.__name__] = func
+def early(func: Callable | None = None, *, after: str | None = None):
+    """Make `func(tmp_dir)` a session fixture of the same name that starts early. With `after`
+    (another early fixture's name), `func(tmp_dir, that_result)` starts once that one is done,
+    without holding a thread while it waits."""
+    if func is None:
+        return lambda f: early(f, after=after)
+    EARLY[func.__name__] = (func, after)
 
     @pytest.fixture(scope="session", name=func.__name__)
     def fixture():
@@ -85,7 +96,21 @@ def early(func: Callable[[Path], object]):
 
 def _start(name: str) -> Future:
     if name not in _started:
-        _started[name] = _threads.submit(EARLY[name], Path(tempfile.mkdtemp(prefix=f"{name}-")))
+        func, after = EARLY[name]
+        tmp = Path(tempfile.mkdtemp(prefix=f"{name}-"))
+        if after is None:
+            _started[name] = _threads.submit(func, tmp)
+        else:
+            _started[name] = result = Future()
+
+            def run(before: Future) -> None:
+                if before.exception() is not None:
+                    result.set_exception(before.exception())
+                    return
+                _threads.submit(func, tmp, before.result()).add_done_callback(
+                    lambda done: result.set_exception(done.exception()) if done.exception() else result.set_result(done.result()))
+
+            _start(after).add_done_callback(run)
     return _started[name]
 
 
@@ -104,7 +129,7 @@ def pytest_collection_modifyitems(items):
 def pytest_collection_finish(session):
     needed = {name for item in session.items for name in getattr(item, "fixturenames", ())}
     if not session.config.option.collectonly:
-        for name in sorted(needed & set(EARLY)):
+        for name in sorted(needed & set(EARLY), key=lambda name: (name != "site", name)):  # the one most wait for, first
             _start(name)
 
 
@@ -199,12 +224,30 @@ def plain_site(tmp: Path):
 # --- in a browser -------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="session")
-def browser(site):
+def need_browser(axe: bool = False) -> None:
+    """Skip (fail in CI) where Chromium, or with `axe` axe-core, is missing."""
     if not Path(CHROMIUM).exists():
         if os.environ.get("CHEATSHEET_REQUIRE_BROWSER"):
             pytest.fail(f"{CHROMIUM} is missing (apt-get install -y chromium)")
         pytest.skip(f"{CHROMIUM} is not installed: apt-get install -y chromium to run the browser checks")
+    if axe and not AXE.is_file():
+        if os.environ.get("CHEATSHEET_REQUIRE_BROWSER"):
+            pytest.fail(f"{AXE} is missing: run npm ci")
+        pytest.skip(f"{AXE} is missing: run npm ci to check accessibility")
+
+
+@contextlib.contextmanager
+def beside(site):
+    """For an early fixture's browser work, beside the tests' own: the built site served on a
+    port of its own and a Chromium of its own (Playwright objects stay in the thread that made
+    them). Yields (browser, base URL)."""
+    with serve(site[0]) as base, chromium() as browser:
+        yield browser, base
+
+
+@pytest.fixture(scope="session")
+def browser(site):
+    need_browser()
 
     site_dir, port = site
     with serve(site_dir, port) as base, chromium() as browser:

@@ -2,20 +2,20 @@
 at-a-glance table and the all-idioms page give the code line the width (task and code stacked
 below Material's phone breakpoint, 45em), the compatibility matrix scrolls in its own box with the
 entry's title kept in view, the page itself never scrolls sideways, and axe-core finds no serious
-or critical violation. One page load per check; each leaves a screenshot of its table."""
+or critical violation. One page load per view and size, each leaving a screenshot of its table, all
+in a Chromium of their own beside the other tests (phone_views)."""
 
-import os
 import tempfile
 from pathlib import Path
 
 import pytest
+from conftest import AXE, AXE_RUN, beside, early, need_browser
 
-from cheatsheet.project import repo
+from cheatsheet.site.browser import CHROMIUM
 
-PROJECT = repo()
-AXE = PROJECT.root / "node_modules" / "axe-core" / "axe.min.js"
 LANGS = {"zh": "", "en": "en/"}
 SCREENS = {"phone": (390, 844), "tablet": (768, 1024)}
+VIEWS = [("gpu-memory/", ".at-a-glance"), ("all/", ".all-idioms"), ("compatibility/", ".compat-matrix")]
 STACKED_BELOW = 720  # px: Material's phone breakpoint, 44.9375em of 16 px
 SHOTS = Path(tempfile.gettempdir()) / "cheatsheet-phones"
 
@@ -31,34 +31,40 @@ MEASURE = """block => {
             task: first.getBoundingClientRect().width, sticky: getComputedStyle(first).position,
             boxRight: box ? box.getBoundingClientRect().right : null, width: innerWidth};
 }"""
-AXE_RUN = """async () => (await axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa']}}))
-    .violations.filter(v => ['serious', 'critical'].includes(v.impact))
-    .map(v => `${v.id} (${v.nodes.length}): ${v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(' | ')}`)"""
+
+
+@early(after="site")
+def phone_views(tmp: Path, site):
+    """Every view at both sizes, measured and checked by axe in a Chromium of its own while the
+    other tests run: (lang, screen, path) -> (measurements, violations). None without Chromium
+    or axe-core (the tests then say why)."""
+    if not Path(CHROMIUM).exists() or not AXE.is_file():
+        return None
+    found = {}
+    SHOTS.mkdir(exist_ok=True)
+    with beside(site) as (chromium, base):
+        for lang in LANGS:
+            for screen, (width, height) in SCREENS.items():
+                page = chromium.new_page(viewport={"width": width, "height": height})
+                for path, block in VIEWS:
+                    page.goto(base + LANGS[lang] + path)
+                    page.wait_for_selector(f"{block} tbody tr")
+                    measured = page.evaluate(MEASURE, block)
+                    page.locator(f"{block} table").first.evaluate("table => table.scrollIntoView()")
+                    page.screenshot(path=str(SHOTS / f"{screen}-{lang}-{path.strip('/')}.png"))
+                    page.add_script_tag(path=str(AXE))
+                    found[(lang, screen, path)] = measured, page.evaluate(AXE_RUN)
+                page.close()
+    return found
 
 
 @pytest.mark.parametrize("screen", SCREENS)
 @pytest.mark.parametrize("lang", LANGS)
-@pytest.mark.parametrize("path,block", [("gpu-memory/", ".at-a-glance"), ("all/", ".all-idioms"),
-                                        ("compatibility/", ".compat-matrix")])
-def test_tables_stay_readable(browser, lang, screen, path, block):
-    if not AXE.is_file():
-        if os.environ.get("CHEATSHEET_REQUIRE_BROWSER"):
-            pytest.fail(f"{AXE} is missing: run npm ci")
-        pytest.skip(f"{AXE} is missing: run npm ci to check accessibility")
-    chromium, base = browser
-    width, height = SCREENS[screen]
-    page = chromium.new_page(viewport={"width": width, "height": height})
-    try:
-        page.goto(base + LANGS[lang] + path)
-        page.wait_for_selector(f"{block} tbody tr")
-        found = page.evaluate(MEASURE, block)
-        page.locator(f"{block} table").first.evaluate("table => table.scrollIntoView()")
-        SHOTS.mkdir(exist_ok=True)
-        page.screenshot(path=str(SHOTS / f"{screen}-{lang}-{path.strip('/')}.png"))
-        page.add_script_tag(path=str(AXE))
-        violations = page.evaluate(AXE_RUN)
-    finally:
-        page.close()
+@pytest.mark.parametrize("path,block", VIEWS)
+def test_tables_stay_readable(phone_views, lang, screen, path, block):
+    need_browser(axe=True)
+    found, violations = phone_views[(lang, screen, path)]
+    width, _ = SCREENS[screen]
     assert found["overflow"] <= 0, f"the page scrolls sideways: {found}"
     assert not violations, violations
     if block == ".compat-matrix":  # scrolls in its own box, the entry's title in view

@@ -7,16 +7,17 @@ import re
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
-from conftest import typed_filter
+from conftest import AXE, AXE_RUN, beside, early, need_browser, typed_filter
 
 from cheatsheet.model.pages import parse_page, site_files
 from cheatsheet.project import repo
+from cheatsheet.site.browser import CHROMIUM
 
 PROJECT = repo()
 
-AXE = PROJECT.root / "node_modules" / "axe-core" / "axe.min.js"
 LANGS = {"zh": "", "en": "en/"}
 
 
@@ -238,9 +239,6 @@ def _first_recipe() -> str:
     return sorted(p.stem for p in (PROJECT.docs / "zh" / "recipes").glob("*.py"))[0]
 
 
-AXE_RUN = """async () => (await axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa']}}))
-    .violations.filter(v => ['serious', 'critical'].includes(v.impact))
-    .map(v => `${v.id} (${v.nodes.length}): ${v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(' | ')}`)"""
 # The other colour scheme, as the header's toggle sets it (Material's palette radio): only the
 # colours are rendered again, the page and an open search panel stay as they are.
 OTHER_SCHEME = """() => {
@@ -251,34 +249,48 @@ OTHER_SCHEME = """() => {
 }"""
 
 
+@early(after="site")
+def axe_views(tmp: Path, site):
+    """axe-core on every view in both languages and both colour schemes, in a Chromium of its
+    own while the other tests run: lang -> ({view (scheme): violations}, the views checked).
+    Each view is loaded once and checked in one scheme, then in the other. None without Chromium
+    or axe-core (the test then says why)."""
+    if not Path(CHROMIUM).exists() or not AXE.is_file():
+        return None
+    results = {}
+    with beside(site) as (chromium, base):
+        page = chromium.new_page()
+        for lang in LANGS:
+            found, checked = {}, set()
+            for path in ("", "gpu-memory/", "all/", "compatibility/", f"recipes/{_first_recipe()}/", "search"):
+                if path == "search":  # the search panel showing results, on the home page
+                    page.goto(base + LANGS[lang])
+                    page.click("input.md-search__input")
+                    page.keyboard.type({"zh": "释放显存", "en": "free gpu memory"}[lang])
+                    page.locator(".cheatsheet-search .md-search-result__item").first.wait_for()
+                    page.keyboard.press("ArrowDown")  # the first result selected: Material tints it
+                    page.locator(".cheatsheet-search .md-search-result__item").nth(1).hover()  # and the second hovered
+                else:
+                    page.goto(base + LANGS[lang] + path)
+                page.add_script_tag(path=str(AXE))
+                for turn in range(2):
+                    scheme = page.evaluate(OTHER_SCHEME) if turn else page.get_attribute("body", "data-md-color-scheme")
+                    page.wait_for_function(f"document.body.getAttribute('data-md-color-scheme') === '{scheme}'")
+                    checked.add((path, scheme))
+                    if violations := page.evaluate(AXE_RUN):
+                        found[f"{path or '/'} ({scheme})"] = violations
+            results[lang] = found, checked
+        page.close()
+    return results
+
+
 @pytest.mark.parametrize("lang", LANGS)
-def test_no_serious_accessibility_violations(browser_page, lang):
+def test_no_serious_accessibility_violations(axe_views, lang):
     """axe-core, WCAG 2 A and AA, in both colour schemes: no serious or critical violation on the
     home, a topic, the all-idioms, the compatibility and a recipe page, and in the search panel
-    showing results. Each view is loaded once and checked in one scheme, then in the other."""
-    if not AXE.is_file():
-        if os.environ.get("CHEATSHEET_REQUIRE_BROWSER"):
-            pytest.fail(f"{AXE} is missing: run npm ci")
-        pytest.skip(f"{AXE} is missing: run npm ci to check accessibility")
-    page, base, _ = browser_page
-    found, checked = {}, set()
-    for path in ("", "gpu-memory/", "all/", "compatibility/", f"recipes/{_first_recipe()}/", "search"):
-        if path == "search":  # the search panel showing results, on the home page
-            page.goto(base + LANGS[lang])
-            page.click("input.md-search__input")
-            page.keyboard.type({"zh": "释放显存", "en": "free gpu memory"}[lang])
-            page.locator(".cheatsheet-search .md-search-result__item").first.wait_for()
-            page.keyboard.press("ArrowDown")  # the first result selected: Material tints it
-            page.locator(".cheatsheet-search .md-search-result__item").nth(1).hover()  # and the second hovered
-        else:
-            page.goto(base + LANGS[lang] + path)
-        page.add_script_tag(path=str(AXE))
-        for turn in range(2):
-            scheme = page.evaluate(OTHER_SCHEME) if turn else page.get_attribute("body", "data-md-color-scheme")
-            page.wait_for_function(f"document.body.getAttribute('data-md-color-scheme') === '{scheme}'")
-            checked.add((path, scheme))
-            if violations := page.evaluate(AXE_RUN):
-                found[f"{path or '/'} ({scheme})"] = violations
+    showing results."""
+    need_browser(axe=True)
+    found, checked = axe_views[lang]
     assert {scheme for _, scheme in checked} == {"default", "slate"} and len(checked) == 12, checked
     assert not found, found
 
@@ -302,22 +314,33 @@ def test_a_missing_page_answers_in_the_readers_language(browser_page, lang, miss
     page.wait_for_url(base + LANGS[lang])
 
 
-@pytest.fixture(scope="module")
-def printed(site, browser, tmp_path_factory):
-    """`python -m cheatsheet pdf` on a copy of the built site (the shared site stays as built)."""
-    from cheatsheet.site.pdf import build_pdfs
-
-    copy = tmp_path_factory.mktemp("printed") / "site"
-    shutil.copytree(site[0], copy)
-    return {path.stem.rsplit("-", 1)[1]: path for path in build_pdfs(copy, browser[0])}
-
-
-@pytest.fixture(scope="module")
-def printed_text(printed):
-    """Each PDF's text, extracted once for the tests that read it."""
+@early(after="site")
+def pdfs(tmp: Path, site):
+    """`python -m cheatsheet pdf` on a copy of the built site (the shared site stays as built),
+    with a Chromium of its own while the other tests run, and each PDF's text, extracted once:
+    lang -> (PDF, text). None without Chromium."""
     from pypdf import PdfReader
 
-    return {lang: "".join(page.extract_text() for page in PdfReader(path).pages) for lang, path in printed.items()}
+    from cheatsheet.site.pdf import build_pdfs
+
+    if not Path(CHROMIUM).exists():
+        return None
+    copy = tmp / "site"
+    shutil.copytree(site[0], copy)
+    return {path.stem.rsplit("-", 1)[1]: (path, "".join(page.extract_text() for page in PdfReader(path).pages))
+            for path in build_pdfs(copy)}
+
+
+@pytest.fixture(scope="module")
+def printed(pdfs):
+    need_browser()
+    return {lang: path for lang, (path, _) in pdfs.items()}
+
+
+@pytest.fixture(scope="module")
+def printed_text(pdfs):
+    need_browser()
+    return {lang: text for lang, (_, text) in pdfs.items()}
 
 
 def test_printable_cheat_sheet(site, printed, printed_text):
