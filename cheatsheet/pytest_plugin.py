@@ -350,6 +350,12 @@ def pytest_runtestloop(session):
     try:
         return (yield)
     finally:
+        if run.recorder is not None and session.config.option.record and run.project.api_docs.is_file():
+            # The site's API links, from the torch that just ran the examples: asked of its
+            # worker before it stops (no torch import in this process).
+            from cheatsheet.tools.api_docs import refresh
+
+            run.api_docs_changed = refresh(run.project, run.session.inspect_names)
         run.session.close()
 
 
@@ -381,10 +387,6 @@ def pytest_sessionfinish(session):
         run.update_report = run.write_updates()
     if run.recorder is not None and session.config.option.record:
         run.recorder.drop_stale()
-        if run.project.api_docs.is_file():  # the site's API links, from the torch that just ran the examples
-            from cheatsheet.tools.api_docs import refresh
-
-            run.api_docs_changed = refresh(run.project)
     if session.config.option.stats_json:
         run.session.write_figures(session.config.option.stats_json)
 

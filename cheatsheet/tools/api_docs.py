@@ -185,11 +185,11 @@ def table(docs: Path, inspect=None) -> list[dict[str, str]]:
             for entry_id, names in wanted if (name := _first(names, found))]
 
 
-def refresh(project: Project) -> bool:
-    """Rewrite the project's api-docs.csv with what the installed torch resolves (needs torch);
-    whether the file changed."""
+def refresh(project: Project, inspect=None) -> bool:
+    """Rewrite the project's api-docs.csv with what the installed torch resolves (needs torch,
+    here or behind `inspect`, as in `resolve`); whether the file changed."""
     path = project.api_docs
-    fresh = dump(table(project.docs))
+    fresh = dump(table(project.docs, inspect))
     if path.is_file() and path.read_text("utf-8") == fresh:
         return False
     path.parent.mkdir(parents=True, exist_ok=True)
