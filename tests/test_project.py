@@ -46,14 +46,16 @@ def test_readme_commands_are_what_ci_runs():
     assert ".venv/bin/pytest" in ci and "requirements.txt" in (PROJECT.root / ".ci" / "setup").read_text("utf-8")
 
 
-def test_ci_run_then_verifies_every_other_claimed_release_in_its_own_folder():
-    """After the README's test command, .ci/run installs each claimed release other than the pin
-    into .venv-RELEASE and runs every example there, checked against the committed record."""
+def test_ci_run_verifies_every_other_claimed_release_in_its_own_folder_beside_the_suite():
+    """Beside the README's test command, .ci/run installs each claimed release other than the pin
+    into .venv-RELEASE and runs every example there, checked against the committed record; the
+    run fails if either fails."""
     ci = (PROJECT.root / ".ci" / "run").read_text("utf-8")
-    suite = ci.index(".venv/bin/pytest")
     leg = ci.index('VENV=".venv-$release" TORCH_VERSION="$release" .ci/setup pages')
-    assert suite < leg and "repo().releases" in ci
+    suite = ci.index(".venv/bin/pytest || status=$?")
+    assert leg < suite and "repo().releases" in ci and ") >" in ci[leg:suite] and "&\n" in ci[leg:suite]
     assert '-m cheatsheet verify --device cpu --source ci --out "$part" --check-against verification' in ci[leg:]
+    assert 'wait "${leg#*:}" || status=1' in ci[suite:] and ci.rstrip().endswith('exit "$status"')
     setup = (PROJECT.root / ".ci" / "setup").read_text("utf-8")
     assert 'venv="${VENV:-.venv}"' in setup and ".venv/bin" not in setup, "every install goes into $VENV"
     # another torch than the pin: the paired packages' pins, which go with torch's, are left out too
