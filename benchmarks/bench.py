@@ -15,6 +15,7 @@ import gzip
 import json
 import os
 import re
+import resource
 import shutil
 import statistics
 import subprocess
@@ -72,9 +73,16 @@ def grown_site(target: Path, scale: float) -> int:
     return total
 
 
-def suite(env: dict, scale: float = 1.0) -> None:
+def _cpu() -> float:
+    """CPU seconds of the waited-for child processes so far (Chromium's renderers, reaped by
+    Chromium itself, are not among them)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def suite(env: dict, scale: float = 1.0) -> float:
     """One run of the README's test command, with its phases; over a grown copy of the site
-    when `scale` > 1."""
+    when `scale` > 1. Returns its wall time."""
     with tempfile.TemporaryDirectory() as tmp:
         junit, stats = Path(tmp) / "junit.xml", Path(tmp) / "stats.json"
         args, what = [], "whole suite"
@@ -82,20 +90,21 @@ def suite(env: dict, scale: float = 1.0) -> None:
             entries = grown_site(Path(tmp) / "docs", scale)
             args = ["tests", str(Path(tmp) / "docs" / "zh"), "--docs", str(Path(tmp) / "docs")]
             what = f"whole suite, site grown to {entries} entries per language"
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), _cpu()
         proc = subprocess.run([str(BIN / "pytest"), "-q", f"--junitxml={junit}", f"--stats-json={stats}", *args],
                               cwd=PROJECT.root, env=env, capture_output=True, text=True)
         wall = time.perf_counter() - start
         summary = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else "(no output)"
-        print(f"pytest, {what}: {wall:.1f} s wall ({summary})")
+        print(f"pytest, {what}: {wall:.1f} s wall, {_cpu() - cpu:.0f} s CPU ({summary})")
         phases: dict[str, float] = {}
         for case in ET.parse(junit).getroot().iter("testcase"):
             name = case.get("classname", "")
             group = name.split(".")[1] if name.startswith("tests.") else "pages: checks and waiting for examples"
             phases[group] = phases.get(group, 0.0) + float(case.get("time", 0))
-        print("  time in the test process, by group (examples run beside it, in workers):")
+        print("  time in the test process, by group, and its share of the wall time (examples and early")
+        print("  fixtures run beside it, in workers and threads; a fixture's wait counts for its first test):")
         for group, seconds in sorted(phases.items(), key=lambda kv: -kv[1]):
-            print(f"    {group:<40} {seconds:6.1f} s")
+            print(f"    {group:<40} {seconds:6.1f} s {100 * seconds / wall:4.0f} %")
         if stats.exists():
             data = json.loads(stats.read_text())
             for kind, figures in data["examples"].items():
@@ -103,10 +112,11 @@ def suite(env: dict, scale: float = 1.0) -> None:
             print(f"  examples: first submitted to last finished {data['span']:.1f} s; worker start-up {data['startup']}")
         if proc.returncode != 0:
             print(proc.stdout[-3000:])
+    return wall
 
 
-def against(rev: str, env: dict) -> None:
-    """The README's test command of commit `rev`, timed on this machine in this run."""
+def against(rev: str, env: dict) -> float:
+    """The README's test command of commit `rev`, timed on this machine in this run; its wall time."""
     with tempfile.TemporaryDirectory() as tmp:
         tree = Path(tmp) / "tree"
         subprocess.run(["git", "worktree", "add", "--detach", "-q", str(tree), rev], cwd=PROJECT.root, check=True)
@@ -116,14 +126,15 @@ def against(rev: str, env: dict) -> None:
             subprocess.run([sys.executable, "-m", "venv", str(tree / ".venv")], check=True)
             subprocess.run([str(tree / ".venv/bin/pip"), "install", "-q", "-r", "requirements.txt"], cwd=tree, check=True,
                            capture_output=True)
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), _cpu()
             proc = subprocess.run([str(tree / ".venv/bin/pytest"), "-q", "-p", "no:cacheprovider"], cwd=tree, env=env,
                                   capture_output=True, text=True)
             wall = time.perf_counter() - start
             summary = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else "(no output)"
-            print(f"pytest at {rev}: {wall:.1f} s wall ({summary})")
+            print(f"pytest at {rev}: {wall:.1f} s wall, {_cpu() - cpu:.0f} s CPU ({summary})")
         finally:
             subprocess.run(["git", "worktree", "remove", "--force", str(tree)], cwd=PROJECT.root, check=False)
+    return wall
 
 
 # bench's options: flag -> add_argument's keywords (the one place they are written).
@@ -171,9 +182,10 @@ def main(args: argparse.Namespace) -> None:
     if args.search_scale:
         search_at_scale(args.search_scale, env)
     if args.suite:
-        if args.against:
-            against(args.against, env)
-        suite(env)
+        before = against(args.against, env) if args.against else None
+        now = suite(env)
+        if before:
+            print(f"this tree against {args.against}: {now:.1f} s / {before:.1f} s = {now / before:.2f} of its wall time")
         if args.scale:
             suite(env, args.scale)
 

@@ -57,12 +57,12 @@ def test_a_forked_python_sees_what_a_real_one_sees(server, snippets):
 
 
 def test_module_and_command_modes_match_the_interpreter(server, snippets):
-    code = ("python -c 'import sys; print(sys.argv, repr(sys.path[0]))' a; "
-            "python -m probe x | sed -n 2p")
+    (snippets / "where.py").write_text("import os, sys\nprint(sys.argv[1:], __name__, sys.path[0] == os.getcwd())\n")
+    code = "python -c 'import sys; print(sys.argv, repr(sys.path[0]))' a; python -m where x"
     real, forked = both(code, snippets, server)
     assert real.error is None and forked.error is None, forked.stderr
     assert forked.printed == real.printed
-    assert forked.printed[0] == "['-c', 'a'] ''"
+    assert forked.printed == ["['-c', 'a'] ''", "['x'] __main__ True"]
 
 
 @pytest.mark.parametrize(("code", "status"), [

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from conftest import _start, early
+from conftest import early
 
 from cheatsheet.model.pages import parse_page, site_pages
 from cheatsheet.project import repo
@@ -22,13 +22,13 @@ PROJECT = repo()
 EXECUTED_PAGE = "tensors"  # the page whose notebook the suite runs end to end
 
 
-@early
-def executed(tmp: Path):
+@early(after="site")
+def executed(tmp: Path, site):
     """The Chinese notebook of one topic page, as the built site serves it, run by nbclient in a
     real kernel as a reader would run it."""
     from nbclient import NotebookClient
 
-    site_dir, _ = _start("site").result()
+    site_dir, _ = site
     notebook = nbformat.read(site_dir / f"{EXECUTED_PAGE}.ipynb", as_version=4)
     shown = _printed(notebook)
     NotebookClient(notebook, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(tmp)}}).execute()
