@@ -150,8 +150,8 @@ def probe_run(root: Path):
     fixture as docs/zh/<CODE>/page.md with its entry renamed <code> (ids stay unique), and
     docs/zh/RUN003/then.md, one more example after the hang. So the hang is followed by an
     example on a new worker, and the worker's death (RUN004) comes last: one restart, not two.
-    Its requirements.txt lists a distribution no environment has (probe_pages.ABSENT).
-    Returns (root, output)."""
+    Its requirements.txt lists a distribution no environment has (probe_pages.ABSENT). The run's
+    figures go to root/stats.json. Returns (root, output)."""
     from probe_pages import ABSENT, AFTER_THE_HANG, PROBES
 
     from cheatsheet.model.pages import parse_page
@@ -168,7 +168,8 @@ def probe_run(root: Path):
     row = Row("A-probes.md", "already-verified", "passed", vouched.code_hash(root / "snippets"), TORCH, "3.11.7",
               "an earlier machine", "2026-11-30")
     save(root / "verification", row.release, "cpu", [row])
-    proc = run_pytest(root, "-rA", "--workers", "1", "--record", "--resume", env=dict(os.environ, PROBE_SECRET="1"))
+    proc = run_pytest(root, "-rA", "--workers", "1", "--record", "--resume", "--stats-json", str(root / "stats.json"),
+                      env=dict(os.environ, PROBE_SECRET="1"))
     return root, proc.stdout + proc.stderr
 
 

@@ -2,6 +2,7 @@
 and check what it reports. Each guarantee is shown to hold, and each way of breaking it to fail."""
 
 import csv
+import json
 import re
 import shutil
 
@@ -49,6 +50,17 @@ def test_each_row_says_who_ran_it_and_what_failed(probe_run):
                                   "c-level-output[cpu]", "shell-example[cpu]", "good-output[entry]", "[page]"])
 def test_probe_passes(probes, test):
     assert outcome(probes, test) == "PASSED", probes
+
+
+def test_the_run_s_figures_count_examples_and_the_fork_server(probe_run):
+    """--stats-json (what `bench --suite` reads): examples run and their run time per kind, the
+    span, and how the workers and the fork server started. The shell probe's `python` came from
+    the fork server, not from a real interpreter."""
+    root, _ = probe_run
+    figures = json.loads((root / "stats.json").read_text("utf-8"))
+    assert figures["examples"]["bash on cpu"]["count"] == 1 and figures["examples"]["python on cpu"]["count"] > 5
+    assert figures["span"] > 0
+    assert re.fullmatch(r"\d+\.\d s, 0 real interpreter\(s\)", figures["startup"]["cpu fork server"])
 
 
 def test_a_hang_is_killed_from_outside_and_the_run_goes_on(probes):

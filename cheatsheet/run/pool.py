@@ -297,11 +297,14 @@ class ForkServer:
 
     def fallbacks(self) -> int:
         """How many processes ran as real interpreters instead (the server logs each)."""
+        if self.log.closed:
+            return self.fallbacks_at_close
         return Path(self.log.name).read_bytes().count(b"fallback to the real interpreter")
 
     def close(self) -> None:
         if self.log.closed:
             return
+        self.fallbacks_at_close = self.fallbacks()
         os.close(self.lifeline)
         _kill_group(self.proc)
         self.log.close()
