@@ -20,8 +20,8 @@ PROBE = textwrap.dedent('''\
     print("path[0]:", here(sys.path[0]), "cwd:", os.getcwd() == os.environ["HOME"])
     print("mp start dir:", multiprocessing.process.ORIGINAL_DIR == os.getcwd())
     print("env:", os.environ.get("EXAMPLE_SETTING"), "stdin is a tty:", sys.stdin.isatty())
-    print("warning filters:", [f[0] for f in warnings.filters[:2]], "warnoptions:", sys.warnoptions)
-    import torch
+    import torch, torch._dynamo  # the server's imports: after them, the filters are a fresh interpreter's
+    print("warning filters:", [f[:3:2] for f in warnings.filters], "warnoptions:", sys.warnoptions)
     print("threads:", torch.get_num_threads())
 ''')
 

@@ -18,8 +18,10 @@ still a process of its own.
   descriptors as given, OMP_NUM_THREADS applied (the OpenMP runtime read it when torch loaded),
   and the interpreter's own exit (atexit, non-daemon threads). Any other interpreter option, or
   PYTHON* settings other than the server's, makes the script exec the real interpreter instead.
-* Known differences from a fresh interpreter: torch and this module are imported already, their
-  objects are frozen out of garbage collection (gc.freeze, as in the example workers),
+* Known differences from a fresh interpreter: torch, torch._dynamo (which DDP and FSDP import on
+  first use; the settings it reads from the environment at import are the server's) and this
+  module are imported already, their objects are frozen out of garbage collection (gc.freeze, as
+  in the example workers),
   `sys.executable` is the real interpreter, and every fork shares the server's hash seed.
 
 The parent side is `ForkServer` (cheatsheet/run/pool.py's run_shell uses it); this module's
@@ -264,14 +266,21 @@ def _kill(pid: int) -> None:
         pass
 
 
-def run(mode: str, target: str, argv: list[str], warnoptions: list[str]) -> None:
-    """Run as `python` would: in a fresh __main__, with the interpreter's exit after it."""
+def run(mode: str, target: str, argv: list[str], warnoptions: list[str], filters: tuple[list, list]) -> None:
+    """Run as `python` would: in a fresh __main__, with the interpreter's exit after it.
+    `filters`: the warning filters the server started with, and those its imports added."""
     import runpy
     import warnings
 
     sys.argv[:] = argv
     sys.warnoptions.extend(warnoptions)
-    warnings._processoptions(warnoptions)  # what the interpreter does with -W at start-up
+    # The start-up filters with -W applied, as the interpreter makes them, then what the imports
+    # added, as if they had run after start-up (in place: the C side holds this list).
+    at_startup, imported = filters
+    warnings.filters[:] = at_startup
+    warnings._processoptions(warnoptions)
+    warnings.filters[:0] = imported
+    warnings._filters_mutated()
     main = types.ModuleType("__main__")
     main.__builtins__ = __builtins__
     sys.modules["__main__"] = main
@@ -295,11 +304,21 @@ def run(mode: str, target: str, argv: list[str], warnoptions: list[str]) -> None
 def main() -> None:
     socket_path, ready_fd, lifeline = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
     import gc
+    import warnings
 
+    at_startup = list(warnings.filters)
     import torch
+
+    # DistributedDataParallel and fully_shard import it on first use: 1.6 s in every torchrun
+    # worker. Imported here, its import-time warnings (errors, as in the examples) stop the server.
+    import torch._dynamo  # noqa: F401
 
     # As the example workers do: later collections, the ones at each fork's exit included, skip
     # torch's own objects (most of a torch process's exit time), and forks share those pages longer.
+    added = len(warnings.filters) - len(at_startup)
+    if warnings.filters[added:] != at_startup:
+        raise SystemExit("the imports changed the start-up warning filters: forks could not be set up as interpreters")
+    filters = at_startup, warnings.filters[:added]
     gc.collect()
     gc.freeze()
     listener = socket.socket(socket.AF_UNIX)
@@ -309,7 +328,7 @@ def main() -> None:
     os.close(ready_fd)
     what = serve(listener, lifeline, torch)
     del torch
-    run(*what)
+    run(*what, filters)
 
 
 if __name__ == "__main__":
