@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from cheatsheet.pytest_plugin import RUN_KEY
 from cheatsheet.run.pool import ForkServer, TaskTimeout, run_shell
 
 PROBE = textwrap.dedent('''\
@@ -27,10 +28,11 @@ PROBE = textwrap.dedent('''\
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    server = ForkServer("cpu", tmp_path_factory.mktemp("forkserver-log"))
-    yield server
-    server.close()
+def server(pytestconfig):
+    """The fork server of this session's CPU shell examples (one torch import, not two)."""
+    server = pytestconfig.stash[RUN_KEY].session.forkserver("cpu")
+    assert server is not None, "the session's fork server did not start"
+    return server
 
 
 @pytest.fixture
