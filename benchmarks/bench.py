@@ -67,7 +67,9 @@ def grown_site(target: Path, scale: float) -> int:
                 break
             for lang in LANGS:
                 text = (PROJECT.docs / lang / page.path.name).read_text("utf-8")
-                text = re.sub(r"\{ #([a-z0-9-]+) \}", rf"{{ #\1-copy{copy} }}", text)
+                text = re.sub(r"\{ #([a-z0-9-]+)", rf"{{ #\1-copy{copy}", text)  # ids and aliases stay unique
+                text = re.sub(r'data-aliases="([^"]+)"', lambda m, n=copy: 'data-aliases="{}"'.format(
+                    " ".join(f"{a}-copy{n}" for a in m.group(1).split())), text)
                 (target / lang / f"{page.path.stem}-copy{copy}.md").write_text(text, "utf-8")
             total += len(page.entries)
     return total
