@@ -44,8 +44,8 @@ SOCKET_VAR = "CHEATSHEET_FORKSERVER"  # the socket's path, in the example's envi
 TOKEN_VAR = "CHEATSHEET_SHELL_EXAMPLE"  # which shell example a process belongs to
 HIGH_FD = 1024  # received descriptors are parked above this while the fork takes its own numbers
 
-# The scripts on PATH. Started with -IS (isolated, no site): no site, no torch, about 15 ms. If the server cannot be
-# reached, or it answers "fallback", the real program runs in the script's place.
+# The scripts on PATH, started with -IS (isolated, no site module): no torch, about 15 ms. If the
+# server cannot be reached, or it answers "fallback", the real program runs in the script's place.
 SHIM = '''\
 import json, os, signal, socket, sys
 REAL = {real!r}
