@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from cheatsheet.pytest_plugin import RUN_KEY
-from cheatsheet.run.pool import ForkServer, TaskTimeout, run_shell
+from cheatsheet.run.pool import ForkServer, TaskTimeout, WorkerDied, run_shell
 
 PROBE = textwrap.dedent('''\
     import multiprocessing.process, os, sys, warnings
@@ -95,6 +95,12 @@ def test_torchrun_and_its_workers_come_from_the_server(server, snippets):
     assert result.error is None, result.stderr
     assert result.printed == ["0 torch imported already: True", "1 torch imported already: True"]
     assert server.fallbacks() == before
+
+
+def test_a_server_that_does_not_start_says_so(tmp_path):
+    """Session.forkserver turns this into real interpreters for the shell examples."""
+    with pytest.raises(WorkerDied, match="the fork server did not start"):
+        ForkServer("cpu", tmp_path, timeout=0.01)
 
 
 def test_a_timed_out_example_leaves_no_fork_behind(server, snippets):

@@ -278,9 +278,10 @@ class ForkServer:
             os.close(ready_r)
         self.startup = time.perf_counter() - started
         if not ready:
-            self.close()
             self.log.seek(0)
-            raise WorkerDied(f"the fork server did not start: {self.log.read().decode('utf-8', 'replace')[-3000:]}")
+            tail = self.log.read().decode("utf-8", "replace")[-3000:]
+            self.close()
+            raise WorkerDied(f"the fork server did not start within {timeout:.0f} s: {tail}")
 
     def env(self, token: str) -> dict[str, str]:
         """What a shell example's environment gains so that its Python processes come from here."""
