@@ -19,7 +19,18 @@ from mkdocs.structure.files import get_files
 from cheatsheet.model.pages import parse_page, parse_recipe, parse_text
 from cheatsheet.model.record import Row, Verdict, save, summary, verdict
 from cheatsheet.project import repo
-from cheatsheet.site import aliases, at_a_glance, compatibility, english, entry_status, markup, notebooks, output_lines, recipes
+from cheatsheet.site import (
+    aliases,
+    at_a_glance,
+    compatibility,
+    english,
+    entry_status,
+    markup,
+    notebooks,
+    output_lines,
+    recipes,
+    search_index,
+)
 from cheatsheet.site import summary as verification_summary
 from cheatsheet.site.strings import STRINGS
 
@@ -534,6 +545,48 @@ def test_the_search_index_and_the_page_script(built, lang, prefix):
     assert '<span class="output-line"><span class="c1">#&gt; 1</span>' in html
     assert re.search(rf'assets/javascripts/cheatsheet.js"\s+data-loading="{STRINGS[lang]["page.loading"]}"></script>', html)
     assert "<script>" not in html.split('<script src="../assets/javascripts/search.js"></script>', 1)[1]
+
+
+# A page as Material's search plugin gets it: a preface, headings, code blocks whose text looks
+# like markup, a block kept out of search and an attribute the plugin strips from the page.
+SEARCHED_PAGE = """<p>Intro <code>x</code></p>
+<h1 id="title">Title<a class="headerlink" href="#title">&para;</a></h1>
+<div class="highlight" data-search-note="kept out"><pre><span></span><code>x = "&lt;h2 id=&quot;no&quot;&gt;"
+</code></pre></div>
+<details class="at-a-glance" data-search-exclude><summary>At a glance</summary><h4 id="inside">Inside</h4></details>
+<h2 id="part">Part <code>torch.no_grad()</code><a class="headerlink" href="#part">&para;</a></h2>
+<p>Text</p><pre data-search-x="y"><code>print(1)  # &lt;/pre&gt;</code></pre>
+<h3 id="entry" data-search="words">Entry</h3><pre></pre>"""
+
+
+def _material_search(content: str) -> tuple[str, list[dict]]:
+    """What Material's search plugin makes of a page: the page's content after it, and its documents."""
+    from types import SimpleNamespace
+
+    from material.plugins.search.plugin import SearchIndex, SearchPlugin
+    from mkdocs.structure.toc import get_toc
+
+    plugin = SearchPlugin()
+    assert plugin.load_config({}) == ([], [])
+    plugin.search_index = SearchIndex(**plugin.config)
+    page = SimpleNamespace(content=content, meta={}, toc=get_toc([]), url="p/", title="Page")
+    plugin.on_page_context({}, page=page, config=None, nav=None)
+    return page.content, plugin.search_index.entries
+
+
+def test_material_search_reads_the_page_without_its_code_and_the_page_keeps_it():
+    hidden, contents = search_index.hide_code(SEARCHED_PAGE)
+    assert "print(1)" not in hidden and len(contents) == 3
+    full_content, full_docs = _material_search(SEARCHED_PAGE)
+    read_content, read_docs = _material_search(hidden)
+    # what this site's index takes of Material's documents: every address and title, and a page's text
+    assert [(d["location"], d["title"]) for d in read_docs] == [(d["location"], d["title"]) for d in full_docs]
+    prefaces = [[d["text"] for d in docs if "#" not in d["location"]] for docs in (read_docs, full_docs)]
+    assert prefaces[0] == prefaces[1] == ["<p>Intro <code>x</code></p>"]
+    assert "data-search-note" not in read_content and "data-search-exclude" in read_content
+    assert search_index.restore_code(read_content, contents) == full_content
+    with pytest.raises(ValueError, match="code blocks changed"):
+        search_index.restore_code(read_content + "<pre></pre>", contents)
 
 
 # --- state and errors -------------------------------------------------------------------------

@@ -6,6 +6,7 @@ cheatsheet/site/, each a plain function of the page model, the record and the st
     on_files         every page parsed once; the ids that moved to another page (aliases)
     on_nav           the pages with entries, in nav order (the all-idioms and compatibility pages)
     on_env           this language's strings for the templates
+    on_page_context  Material's search plugin reads the page with its code blocks emptied
     on_page_markdown the markers: <!-- all-idioms -->, <!-- compatibility-matrix -->,
                      <!-- verification-summary -->, <!-- rules-table -->
     on_page_content  output lines; under each entry's heading its status line and "Copy Markdown"
@@ -28,7 +29,7 @@ from mkdocs.commands.build import build
 from mkdocs.config import config_options as c
 from mkdocs.config.base import Config
 from mkdocs.exceptions import PluginError
-from mkdocs.plugins import BasePlugin, event_priority
+from mkdocs.plugins import BasePlugin, CombinedEvent, event_priority
 
 from cheatsheet.model import api_links, rules
 from cheatsheet.model.langs import LANGS
@@ -86,6 +87,7 @@ class CheatsheetPlugin(BasePlugin[CheatsheetConfig]):
         self.nav_pages: list[tuple[str, Page]] = []  # (address, page) of the pages with entries, nav order
         self.nav_files: list[str] = []  # source path of every page, nav order
         self.search_boosts: dict[Path, float] = {}  # page file -> its front matter's `search: boost:`
+        self.hidden_code: list[str] = []  # the page's code blocks while Material's search plugin reads it
         # "Edit this page" needs the repository. Without REPO_URL (a reader's `mkdocs serve`), MkDocs
         # would warn about the bare edit path on every page, and the strict build would stop.
         if not config.repo_url:
@@ -133,6 +135,21 @@ class CheatsheetPlugin(BasePlugin[CheatsheetConfig]):
         if rules.TABLE_MARKER in markdown:
             markdown = markdown.replace(rules.TABLE_MARKER, rules.markdown_table(self.lang))
         return markdown
+
+    @event_priority(100)  # before Material's search plugin reads the page
+    def _hide_code_from_search(self, context, page, config, nav):
+        page.content, self.hidden_code = search_index.hide_code(page.content)
+        return context
+
+    @event_priority(-100)  # after it, before the page is rendered
+    def _restore_code(self, context, page, config, nav):
+        try:
+            page.content = search_index.restore_code(page.content, self.hidden_code)
+        except ValueError as e:
+            raise PluginError(f"{page.file.src_uri}: {e}") from e
+        return context
+
+    on_page_context = CombinedEvent(_hide_code_from_search, _restore_code)
 
     def on_page_content(self, html, page, config, files):
         src_uri = page.file.src_uri

@@ -14,6 +14,10 @@ their ## sections and the recipes are documents too, ranked below the entries.
 
 Material's own index (search/search_index.json) keeps its configuration, which Material's
 highlighting on the target page reads, and loses its documents: the site searches with this one.
+Of its documents this index takes only the pages' and sections' titles, addresses and the text
+before a page's first heading, so Material's search plugin reads each page with its code blocks
+emptied (hide_code, restore_code): they are most of a page's markup, and parsing them was about a
+quarter of the build.
 """
 
 from __future__ import annotations
@@ -59,6 +63,30 @@ NOISE = [re.compile(p, re.I) for p in (
 MESSAGE = re.compile(r"[a-z]+(?:error|warning|exception)\b", re.I)
 VALUES = {"tensor", "true", "false", "none", "nan", "inf", "cpu", "cuda"}
 OUTPUT_CHARS = 600  # of an entry's output lines, at most
+
+
+# A code block's contents, which hold no heading and none of Material's data-search- attributes.
+CODE_BLOCK = re.compile(r"(<pre\b[^>]*>)(.*?)(</pre>)", re.S)
+
+
+def hide_code(html: str) -> tuple[str, list[str]]:
+    """`html` with every code block emptied, and the contents taken out, in order."""
+    contents: list[str] = []
+
+    def empty(match: re.Match) -> str:
+        contents.append(match.group(2))
+        return match.group(1) + match.group(3)
+
+    return CODE_BLOCK.sub(empty, html), contents
+
+
+def restore_code(html: str, contents: list[str]) -> str:
+    """Put back what hide_code took out (after Material has read the page and stripped its
+    data-search- attributes, which never stand inside a code block)."""
+    if len(CODE_BLOCK.findall(html)) != len(contents):
+        raise ValueError("the page's code blocks changed while Material's search plugin read it")
+    blocks = iter(contents)
+    return CODE_BLOCK.sub(lambda match: match.group(1) + next(blocks) + match.group(3), html)
 
 
 def normalise(text: str) -> str:
