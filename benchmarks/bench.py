@@ -15,12 +15,12 @@ import gzip
 import json
 import os
 import re
-import resource
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -75,11 +75,69 @@ def grown_site(target: Path, scale: float) -> int:
     return total
 
 
-def _cpu() -> float:
-    """CPU seconds of the waited-for child processes so far (Chromium's renderers, reaped by
-    Chromium itself, are not among them)."""
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
+# Kinds of process the suite starts, by a word of their command line; the first match names it.
+PROCESS_KINDS = [
+    ("Chromium (browser checks)", ("chromium", "chrome")),
+    ("Playwright's driver", ("playwright",)),
+    ("site builds (mkdocs, cheatsheet offline)", ("mkdocs", "offline")),
+    ("example workers and the fork server", ("cheatsheet.run",)),
+    ("inner pytest runs", ("pytest",)),
+]
+
+
+def _descendants_cpu(root: int, seen: dict[int, tuple[str, float, str]]) -> None:
+    """Add to `seen` (pid -> (kind, CPU seconds, command line)) every process below `root`, read from /proc."""
+    tick = os.sysconf("SC_CLK_TCK")
+    parent, info = {}, {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rpartition(")")[2].split()
+            cmdline = (stat.parent / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:  # it ended meanwhile
+            continue
+        pid = int(stat.parent.name)
+        parent[pid] = int(fields[1])
+        info[pid] = cmdline, (int(fields[11]) + int(fields[12])) / tick
+    for pid, (cmdline, cpu) in info.items():
+        up = parent.get(pid)
+        while up and up != root:
+            up = parent.get(up)
+        if up == root:
+            if not cmdline and pid in seen:  # exited, not yet reaped: it keeps the kind it had
+                seen[pid] = seen[pid][0], cpu, seen[pid][2]
+                continue
+            kind = next((name for name, words in PROCESS_KINDS if any(w in cmdline for w in words)), "other")
+            seen[pid] = kind, cpu, cmdline
+        elif pid == root:
+            seen[pid] = "the test process", cpu, cmdline
+
+
+def run_sampled(cmd: list[str], **kwargs) -> tuple[subprocess.CompletedProcess, dict[str, float], list[tuple[float, str]]]:
+    """Run `cmd`, reading its processes' CPU time from /proc four times a second; returns the
+    finished process, CPU seconds per kind of process (Chromium's renderers too, which
+    getrusage misses; a process's last quarter second is not seen) and the commands of the
+    kind "other", by CPU seconds."""
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kwargs)
+    seen: dict[int, tuple[str, float, str]] = {}
+    done = threading.Event()
+
+    def sample():
+        while not done.wait(0.25):
+            _descendants_cpu(proc.pid, seen)
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    out, err = proc.communicate()
+    done.set()
+    sampler.join()
+    kinds: dict[str, float] = {}
+    others: dict[str, float] = {}
+    for kind, cpu, cmdline in seen.values():
+        kinds[kind] = kinds.get(kind, 0.0) + cpu
+        if kind == "other":
+            others[cmdline[:100]] = others.get(cmdline[:100], 0.0) + cpu
+    return (subprocess.CompletedProcess(cmd, proc.returncode, out, err), kinds,
+            sorted(((cpu, cmdline) for cmdline, cpu in others.items()), reverse=True))
 
 
 def suite(env: dict, scale: float = 1.0) -> float:
@@ -92,12 +150,19 @@ def suite(env: dict, scale: float = 1.0) -> float:
             entries = grown_site(Path(tmp) / "docs", scale)
             args = ["tests", str(Path(tmp) / "docs" / "zh"), "--docs", str(Path(tmp) / "docs")]
             what = f"whole suite, site grown to {entries} entries per language"
-        start, cpu = time.perf_counter(), _cpu()
-        proc = subprocess.run([str(BIN / "pytest"), "-q", f"--junitxml={junit}", f"--stats-json={stats}", *args],
-                              cwd=PROJECT.root, env=env, capture_output=True, text=True)
+        start = time.perf_counter()
+        proc, cpu, others = run_sampled([str(BIN / "pytest"), "-q", f"--junitxml={junit}", f"--stats-json={stats}",
+                                         *args], cwd=PROJECT.root, env=env)
         wall = time.perf_counter() - start
         summary = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else "(no output)"
-        print(f"pytest, {what}: {wall:.1f} s wall, {_cpu() - cpu:.0f} s CPU ({summary})")
+        total = sum(cpu.values())
+        print(f"pytest, {what}: {wall:.1f} s wall, {total:.0f} s CPU, {total / wall:.2f} cores busy on average "
+              f"of {os.cpu_count()} ({summary})")
+        print("  CPU by kind of process:")
+        for kind, seconds in sorted(cpu.items(), key=lambda kv: -kv[1]):
+            print(f"    {kind:<40} {seconds:6.1f} s {100 * seconds / total:4.0f} %")
+        for seconds, cmdline in others[:5]:
+            print(f"      other: {seconds:5.1f} s  {cmdline}")
         phases: dict[str, float] = {}
         for case in ET.parse(junit).getroot().iter("testcase"):
             name = case.get("classname", "")
@@ -112,6 +177,7 @@ def suite(env: dict, scale: float = 1.0) -> float:
             for kind, figures in data["examples"].items():
                 print(f"  examples, {kind}: {figures['count']} run, {figures['seconds']:.1f} s of run time")
             print(f"  examples: first submitted to last finished {data['span']:.1f} s; worker start-up {data['startup']}")
+            print("  the slowest examples: " + ", ".join(f"{where} {seconds:.1f} s" for where, seconds in data["slowest"]))
         if proc.returncode != 0:
             print(proc.stdout[-3000:])
     return wall
@@ -128,12 +194,11 @@ def against(rev: str, env: dict) -> float:
             subprocess.run([sys.executable, "-m", "venv", str(tree / ".venv")], check=True)
             subprocess.run([str(tree / ".venv/bin/pip"), "install", "-q", "-r", "requirements.txt"], cwd=tree, check=True,
                            capture_output=True)
-            start, cpu = time.perf_counter(), _cpu()
-            proc = subprocess.run([str(tree / ".venv/bin/pytest"), "-q", "-p", "no:cacheprovider"], cwd=tree, env=env,
-                                  capture_output=True, text=True)
+            start = time.perf_counter()
+            proc, cpu, _ = run_sampled([str(tree / ".venv/bin/pytest"), "-q", "-p", "no:cacheprovider"], cwd=tree, env=env)
             wall = time.perf_counter() - start
             summary = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else "(no output)"
-            print(f"pytest at {rev}: {wall:.1f} s wall, {_cpu() - cpu:.0f} s CPU ({summary})")
+            print(f"pytest at {rev}: {wall:.1f} s wall, {sum(cpu.values()):.0f} s CPU ({summary})")
         finally:
             subprocess.run(["git", "worktree", "remove", "--force", str(tree)], cwd=PROJECT.root, check=False)
     return wall

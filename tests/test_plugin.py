@@ -54,13 +54,16 @@ def test_probe_passes(probes, test):
 
 def test_the_run_s_figures_count_examples_and_the_fork_server(probe_run):
     """--stats-json (what `bench --suite` reads): examples run and their run time per kind, the
-    span, and how the workers and the fork server started. The shell probe's `python` came from
+    slowest runs, the span, and how the workers and the fork server started. The shell probe's `python` came from
     the fork server, not from a real interpreter."""
     root, _ = probe_run
     figures = json.loads((root / "stats.json").read_text("utf-8"))
     assert figures["examples"]["bash on cpu"]["count"] == 1 and figures["examples"]["python on cpu"]["count"] > 5
     assert figures["span"] > 0
     assert re.fullmatch(r"\d+\.\d s, 0 real interpreter\(s\)", figures["startup"]["cpu fork server"])
+    slowest = figures["slowest"]  # the ten longest runs, longest first, each named by page and line
+    assert len(slowest) == 10 and [s for _, s in slowest] == sorted((s for _, s in slowest), reverse=True)
+    assert all(re.fullmatch(r"[\w-]+\.md:\d+ on cpu", where) for where, _ in slowest), slowest
 
 
 def test_a_hang_is_killed_from_outside_and_the_run_goes_on(probes):

@@ -59,6 +59,7 @@ class Session:
         self._forkserver_lock = threading.Lock()
         self.log_dir = Path(tempfile.mkdtemp(prefix="cheatsheet-workers-"))
         self.figures: dict[str, dict] = {}  # "python on cpu" -> count, seconds of run time
+        self.run_times: list[tuple[float, str]] = []  # (seconds, "page.md:line on cpu") of every example run
         self.first_submit: float | None = None
         self.last_done = 0.0
 
@@ -77,15 +78,17 @@ class Session:
             task = ExampleTask(fence.code, str(fence.path), fence.line, self.listed)
             future = self.pool(device).submit(task, self.project.timeout)
         self.first_submit = self.first_submit or time.perf_counter()
-        future.add_done_callback(lambda f, kind=f"{fence.lang} on {device}": self._done(kind, f))
+        where = f"{Path(fence.path).name}:{fence.line} on {device}"
+        future.add_done_callback(lambda f, kind=f"{fence.lang} on {device}": self._done(kind, where, f))
         return future
 
-    def _done(self, kind: str, future: Future) -> None:
+    def _done(self, kind: str, where: str, future: Future) -> None:
         self.last_done = time.perf_counter()
         if not future.cancelled() and future.exception() is None and future.result().skip is None:
             figures = self.figures.setdefault(kind, {"count": 0, "seconds": 0.0})
             figures["count"] += 1
             figures["seconds"] += future.result().seconds
+            self.run_times.append((future.result().seconds, where))
 
     def _shell(self, code: str, device: str) -> RunResult:
         processes = max(map(int, NPROC_PER_NODE.findall(code)), default=1)
@@ -128,7 +131,9 @@ class Session:
             startup[f"{device} fork server"] = (f"{server.startup:.1f} s, {server.fallbacks()} real interpreter(s)"
                                                 if isinstance(server, ForkServer) else f"not started: {server}")
         span = self.last_done - self.first_submit if self.first_submit else 0.0
-        Path(path).write_text(json.dumps({"examples": self.figures, "span": span, "startup": startup}, indent=1))
+        slowest = [[where, round(seconds, 2)] for seconds, where in sorted(self.run_times, reverse=True)[:10]]
+        Path(path).write_text(json.dumps({"examples": self.figures, "span": span, "startup": startup, "slowest": slowest},
+                                         indent=1))
 
     def close(self) -> None:
         for pool in self.pools.values():
