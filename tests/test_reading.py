@@ -1,6 +1,7 @@
 """Reading the site as a cheat sheet: the at-a-glance views, output lines, the language switch
 after instant navigation, phones, accessibility (axe-core) and the 404 pages."""
 
+import contextlib
 import html
 import os
 import re
@@ -319,7 +320,7 @@ def pdfs(tmp: Path, site):
     """`python -m cheatsheet pdf` on a copy of the built site (the shared site stays as built),
     with a Chromium of its own while the other tests run, and each PDF's text, extracted once:
     lang -> (PDF, text). None without Chromium."""
-    from pypdf import PdfReader
+    import pypdfium2
 
     from cheatsheet.site.pdf import build_pdfs
 
@@ -327,8 +328,13 @@ def pdfs(tmp: Path, site):
         return None
     copy = tmp / "site"
     shutil.copytree(site[0], copy)
-    return {path.stem.rsplit("-", 1)[1]: (path, "".join(page.extract_text() for page in PdfReader(path).pages))
-            for path in build_pdfs(copy)}
+    texts = {}
+    for path in build_pdfs(copy):
+        with contextlib.closing(pypdfium2.PdfDocument(path)) as pdf:
+            # PDFium gives a hyphen that ends a line as U+FFFE (a possible hyphenation); in code it is a minus
+            text = "".join(page.get_textpage().get_text_range() for page in pdf).replace("\ufffe", "-")
+        texts[path.stem.rsplit("-", 1)[1]] = path, text
+    return texts
 
 
 @pytest.fixture(scope="module")
