@@ -190,52 +190,6 @@ def test_language_switch_keeps_the_colour_scheme(browser_page):
     assert page.get_attribute("body", "data-md-color-scheme") == "slate"
 
 
-def test_code_fits_a_phone(browser):
-    chromium, base = browser
-    page = chromium.new_page(viewport={"width": 390, "height": 844})
-    try:
-        for path in ("gpu-memory/", "en/gpu-memory/"):
-            page.goto(base + path)
-            problems = page.evaluate("""() => [...document.querySelectorAll('.md-content pre > code')].flatMap(code => {
-                const out = [];
-                if (code.scrollWidth > code.clientWidth + 1)
-                    out.push(`scrolls ${code.scrollWidth - code.clientWidth}px: ${code.innerText.slice(0, 60)}`);
-                const button = code.parentElement.querySelector('.md-clipboard');
-                if (button) {
-                    const textRight = code.getBoundingClientRect().right - parseFloat(getComputedStyle(code).paddingRight);
-                    if (textRight > button.getBoundingClientRect().left + 1)
-                        out.push(`under the copy button: ${code.innerText.slice(0, 60)}`);
-                }
-                return out;
-            })""")
-            assert not problems, (path, problems)
-    finally:
-        page.close()
-
-
-def test_the_compatibility_page_fits_a_phone(browser):
-    """On a 390 px phone the page itself never scrolls sideways: a matrix wider than the screen
-    scrolls in its own box, with the entry's title kept in view."""
-    chromium, base = browser
-    page = chromium.new_page(viewport={"width": 390, "height": 844})
-    try:
-        for prefix in LANGS.values():
-            page.goto(base + prefix + "compatibility/")
-            page.wait_for_selector(".compat-matrix tbody tr")
-            found = page.evaluate("""() => {
-                const root = document.scrollingElement;
-                const table = document.querySelector('.compat-matrix table');
-                const box = document.querySelector('.compat-matrix .idiom-filter').getBoundingClientRect();
-                return {page: root.scrollWidth - root.clientWidth, table: table.getBoundingClientRect().right,
-                        box: box.right, width: innerWidth,
-                        sticky: getComputedStyle(table.querySelector('tbody th[scope=row]')).position};
-            }""")
-            assert found["page"] <= 0 and found["box"] <= found["width"], (prefix, found)
-            assert found["sticky"] == "sticky", found
-    finally:
-        page.close()
-
-
 def _first_recipe() -> str:
     return sorted(p.stem for p in (PROJECT.docs / "zh" / "recipes").glob("*.py"))[0]
 
