@@ -1,5 +1,5 @@
 """Reading the site as a cheat sheet: the at-a-glance views, output lines, the language switch
-after instant navigation, phones, accessibility (axe-core) and the 404 pages."""
+after instant navigation, accessibility (axe-core) and the 404 pages."""
 
 import contextlib
 import html
