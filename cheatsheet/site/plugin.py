@@ -6,12 +6,12 @@ cheatsheet/site/, each a plain function of the page model, the record and the st
     on_files         every page parsed once; the ids that moved to another page (aliases)
     on_nav           the pages with entries, in nav order (the all-idioms and compatibility pages)
     on_env           this language's strings for the templates
-    on_page_context  Material's search plugin reads the page with its code blocks emptied
     on_page_markdown the markers: <!-- all-idioms -->, <!-- compatibility-matrix -->,
                      <!-- verification-summary -->, <!-- rules-table -->
     on_page_content  output lines; under each entry's heading its status line and "Copy Markdown"
                      button; the at-a-glance table and the notebook link of a topic page; a
                      recipe's verification line; the alias anchors
+    on_page_context  Material's search plugin reads the page with its code blocks emptied
     on_post_build    the notebooks, the site's search index, the sheet as data (llms.txt,
                      llms-full.txt, api/entries.json), then the other languages' sites
 
