@@ -21,8 +21,8 @@ still a process of its own.
 * Known differences from a fresh interpreter: torch, torch._dynamo (which DDP and FSDP import on
   first use; the settings it reads from the environment at import are the server's) and this
   module are imported already, their objects are frozen out of garbage collection (gc.freeze, as
-  in the example workers),
-  `sys.executable` is the real interpreter, and every fork shares the server's hash seed.
+  in the example workers), `sys.executable` is the real interpreter, and every fork shares the
+  server's hash seed.
 
 The parent side is `ForkServer` (cheatsheet/run/pool.py's run_shell uses it); this module's
 `main` is the server.

@@ -58,8 +58,8 @@ class Session:
         self.forkservers: dict[str, ForkServer | WorkerDied] = {}  # per device, for the shell examples
         self._forkserver_lock = threading.Lock()
         self.log_dir = Path(tempfile.mkdtemp(prefix="cheatsheet-workers-"))
-        self.figures: dict[str, dict] = {}  # "python on cpu" -> count, seconds of run time
-        self.run_times: list[tuple[float, str]] = []  # (seconds, "page.md:line on cpu") of every example run
+        # (seconds, "page.md:line on cpu", "python on cpu") of every example that ran
+        self.run_times: list[tuple[float, str, str]] = []
         self.first_submit: float | None = None
         self.last_done = 0.0
 
@@ -85,10 +85,7 @@ class Session:
     def _done(self, kind: str, where: str, future: Future) -> None:
         self.last_done = time.perf_counter()
         if not future.cancelled() and future.exception() is None and future.result().skip is None:
-            figures = self.figures.setdefault(kind, {"count": 0, "seconds": 0.0})
-            figures["count"] += 1
-            figures["seconds"] += future.result().seconds
-            self.run_times.append((future.result().seconds, where))
+            self.run_times.append((future.result().seconds, where, kind))
 
     def _shell(self, code: str, device: str) -> RunResult:
         processes = max(map(int, NPROC_PER_NODE.findall(code)), default=1)
@@ -131,8 +128,13 @@ class Session:
             startup[f"{device} fork server"] = (f"{server.startup:.1f} s, {server.fallbacks()} real interpreter(s)"
                                                 if isinstance(server, ForkServer) else f"not started: {server}")
         span = self.last_done - self.first_submit if self.first_submit else 0.0
-        slowest = [[where, round(seconds, 2)] for seconds, where in sorted(self.run_times, reverse=True)[:10]]
-        Path(path).write_text(json.dumps({"examples": self.figures, "span": span, "startup": startup, "slowest": slowest},
+        examples: dict[str, dict] = {}  # "python on cpu" -> count, seconds of run time
+        for seconds, _, kind in self.run_times:
+            figures = examples.setdefault(kind, {"count": 0, "seconds": 0.0})
+            figures["count"] += 1
+            figures["seconds"] += seconds
+        slowest = [[where, round(seconds, 2)] for seconds, where, _ in sorted(self.run_times, reverse=True)[:10]]
+        Path(path).write_text(json.dumps({"examples": examples, "span": span, "startup": startup, "slowest": slowest},
                                          indent=1))
 
     def close(self) -> None:
