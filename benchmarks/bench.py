@@ -214,7 +214,9 @@ OPTIONS = {
                                                       "grown to F times its entries (Python-only pages copied under new "
                                                       "ids), e.g. 1.5"},
     "--search": {"action": "store_true", "help": "also type the search benchmark (200 queries), the held-out set (99), "
-                                                 "pasted error messages (46) and each entry's own task words into Chromium"},
+                                                 "pasted error messages (46), both halves of the blind corpus "
+                                                 "(search_blind.tsv; the held-out half's figures only, never its "
+                                                 "misses) and each entry's own task words into Chromium"},
     "--search-scale": {"type": int, "metavar": "N", "help": "build a site grown to N entries per language (in a temporary "
                                                             "folder) and time its first search result in Chromium, e.g. 2000"},
 }
@@ -262,7 +264,7 @@ def search_hit_rate(site: Path) -> None:
     own task words in its language; the entries that do not come up in the first three are listed."""
     from cheatsheet.project import repo
     PROJECT = repo()
-    from benchmarks.search_eval import HELD_OUT, PASTED, evaluate, load, open_search, report, self_queries
+    from benchmarks.search_eval import BLIND, HELD_OUT, PASTED, evaluate, load, open_search, report, self_queries
     from cheatsheet.site.browser import chromium, serve
 
     with serve(site) as base, chromium() as browser:
@@ -272,6 +274,19 @@ def search_hit_rate(site: Path) -> None:
         print(report(evaluate(pages, load(HELD_OUT), typed_every=10)))
         print("pasted error messages:")
         print(report(evaluate(pages, load(PASTED), typed_every=10)))
+        for half in ("tuning", "held-out"):
+            queries = load(BLIND, half)
+            answered = [q for q in queries if q.answered]
+            print(f"blind corpus, {half} half ({len(queries)} queries, {len(queries) - len(answered)} with no entry), "
+                  f"the queries an entry answers{' (never tuned on)' if half == 'held-out' else ''}:")
+            scores = evaluate(pages, answered, typed_every=25)
+            for kind in ("question", "error"):
+                for lang, s in scores.items():
+                    mine = [q for q in answered if q.lang == lang and q.kind == kind]
+                    hits = sum(q not in {m[0] for m in s["misses"]} for q in mine)
+                    print(f"  {lang} {kind}s: hit@3 {hits / max(len(mine), 1):.2f} ({len(mine)})")
+            print(report(scores) if half == "tuning" else "\n".join(line for line in report(scores).splitlines()
+                                                                     if not line.startswith("  miss")))
         selfs = evaluate(pages, self_queries(PROJECT.docs), typed_every=10)
         for lang, s in selfs.items():
             found = s["n"] - len(s["misses"])
@@ -316,21 +331,23 @@ def search_at_scale(entries: int, env: dict) -> None:
                 sizes = [(root / "site" / prefix / name).stat().st_size / 2**20 for name in (INDEX, TEXT)]
                 page = browser.new_page()
                 page.add_init_script(PAINT_CLOCK)
-                fetched = []  # (when, response)
-                page.on("response", lambda r, fetched=fetched: fetched.append((time.perf_counter(), r)))
                 page.goto(base + prefix)
                 page.click("input.md-search__input")  # focusing the box starts the index download
                 page.fill("input.md-search__input", queries[lang])
                 page.keyboard.press("End")
                 page.wait_for_function("window.searchClock.painted", timeout=120_000)
-                first = time.perf_counter()
-                page.evaluate("cheatsheetSearch.complete()")
                 clock = page.evaluate("window.searchClock")
+                # the search files whose download ended before the first result was in the page
+                before = page.evaluate("""shown => performance.getEntriesByType("resource")
+                    .filter(r => r.name.includes("/search/") && r.responseEnd <= shown)
+                    .map(r => new URL(r.name).pathname)""", clock["shown"])
+                raw = [(root / "site" / path.lstrip("/")).read_bytes() for path in before]
+                page.evaluate("cheatsheetSearch.complete()")
                 complete = page.evaluate("performance.now()")
-                before = sum(len(r.body()) for when, r in fetched if when <= first and "/search/" in r.url and r.ok)
                 print(f"  {lang}: index {sizes[0]:.2f} MiB + texts {sizes[1]:.2f} MiB; first result painted "
                       f"{(clock['painted'] - clock['focus']) / 1000:.2f} s after the box got focus "
-                      f"({(clock['painted'] - clock['input']) / 1000:.2f} s after the query was typed), "
-                      f"{before / 2**20:.2f} MiB of index fetched before it; texts indexed and results ranked again "
-                      f"{(complete - clock['focus']) / 1000:.2f} s after the focus")
+                      f"({(clock['painted'] - clock['input']) / 1000:.2f} s after the query was typed); fetched for it: "
+                      f"{', '.join(p.rsplit('/', 1)[1] for p in before)}, {sum(map(len, raw)) / 1024:.0f} KiB "
+                      f"({sum(len(gzip.compress(b)) for b in raw) / 1024:.0f} KiB gzipped); texts indexed and results "
+                      f"ranked again {(complete - clock['focus']) / 1000:.2f} s after the focus")
                 page.close()

@@ -188,7 +188,7 @@ def _other_titles(page: Page, docs: Path, lang: str) -> dict[str, str]:
 def synonyms(lang: str, path: Path = SYNONYMS) -> dict[str, str]:
     """What a reader types -> the words the site uses for it, for one language."""
     with path.open(encoding="utf-8", newline="") as f:
-        rows = [r for r in csv.DictReader((line for line in f if not line.startswith("#")), delimiter="\t")]
+        rows = list(csv.DictReader((line for line in f if not line.startswith("#")), delimiter="\t", quoting=csv.QUOTE_NONE))
     return {r["typed"]: r["site"] for r in rows if r["lang"] == lang}
 
 

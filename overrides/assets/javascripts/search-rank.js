@@ -1,0 +1,210 @@
+// The site search's ranking, apart from the page: MiniSearch (vendored beside this file) over one
+// document per entry (search/entries.json and search/text.json, written by
+// cheatsheet/site/search_index.py). search.js shows its results in Material's search box; the
+// search benchmark also runs this file in Node (benchmarks/search_rank.js), so it touches no DOM.
+//
+// Chinese is split into overlapping character pairs on both sides, index and query, so both
+// always agree on what a word is (显存不足 -> 显存 存不 不足) with no dictionary to keep in step.
+// Code and English are split into API names and their parts (torch.cuda.empty_cache -> the
+// whole name, cuda, empty_cache, empty, cache), English words lightly stemmed. Latin letters and
+// Chinese characters are separate tokens even without a space between them (看看view函数).
+(function (root, factory) {
+  if (typeof module === "object" && module.exports) module.exports = factory(require("./minisearch.js"));
+  else root.CheatsheetRank = factory(root.MiniSearch);
+})(this, function (MiniSearch) {
+  "use strict";
+  var CJK = /[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]/;
+  var TOKEN = /[a-z0-9_]+(?:\.[a-z0-9_]+)*|[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+/g;
+  // Fields: title, search words, code line, the other language's title, page; then the text (x),
+  // indexed second from its own file (cheatsheet/search_index.py) since it holds most words.
+  // o: what the entry's examples print (messages), so that a pasted error finds it.
+  var FIELDS = ["t", "w", "c", "a", "o", "p"];
+  // o counts between the title and the text when the query reads as a pasted message (it names an
+  // exception or warning, or has many words), and less for a few task words, which it would
+  // otherwise pull towards the error entries whose messages share them.
+  var FIELD_BOOST = { t: 4, w: 4, c: 2, a: 2, o: 2, p: 0.5, x: 1 }, TASK_OUTPUT_BOOST = 0.5, MESSAGE_TERMS = 6;
+  var MESSAGE = /[a-z](?:error|warning|exception)\b/i;
+  var ERROR_WORDS = /error|exception|warning|traceback|错误|报错|异常|警告|怎么解决|解决办法|解决方法/i;
+  // What differs between a reader's run and an example's: the traceback's header and file lines,
+  // file paths, addresses, numbers and NxM shapes, taken out of both the index and the query, so that
+  // a pasted message with other shapes matches the printed one. The index builder takes the same
+  // out of the output lines (NOISE in cheatsheet/site/search_index.py: keep the two lists alike).
+  var NOISE = [
+    /traceback \(most recent call last\):?/g,
+    /file "[^"]*", line [0-9]+(?:, in \S+)?/g,
+    /(?:^|[\s"'(=])(?:[a-z]:|~|\.{1,2})?(?:[\\/][a-z0-9_.-]+){2,}:?(?:[0-9]+:?)?/g,
+    /(?<![a-z0-9_.])0x[0-9a-f]+(?![a-z0-9_])/g,
+    /(?<![a-z0-9_.])[0-9]+(?:\.[0-9]+)?(?:e[-+]?[0-9]+)?(?:x[0-9]+)*(?![a-z0-9_])/g,
+  ];
+  var MIN_SCORE = 0.1;
+  // Question words, particles and the small talk around a question carry no topic: taken out of
+  // the query (not the index), longest first, unless nothing else is left. A single character
+  // goes only where it cannot be half of a word of the sheet's (了 but not 对, which is in 对齐).
+  var FILLER = new RegExp(("怎么解决|如何解决|解决方法|解决办法|有没有办法|有什么办法|有没有|是什么意思|是怎么回事|怎么回事|" +
+    "报错了|报错|出现了|出现|求助|求问|求教|请教|请问|大佬们|大佬|各位|谢谢|这个错误|这个问题|问题|" +
+    "咋回事|咋整|咋办|怎么办|怎么样|怎样|怎么|如何|为什么|为何|为啥|是什么|什么|干什么|干嘛|干啥|啥|咋|" +
+    "哪些|哪个|能不能|可不可以|是不是|是否|可以|一下|的话|呀|么|呢|吧|啊|嘛|哦|吗|的|了").split("|").join("|"), "g");
+  // What a question is about rarely hides in these: a match on them alone counts little.
+  var GENERIC = ("函数 方法 用法 使用 作用 区别 问题 时候 时间 一个 这个 那个 我们 自己 里面 之后 之前 代码 程序 运行 " +
+    "结果 情况 出现 发现 进行 需要 已经 怎么 如何 pytorch torch 训练 模型 model").split(" ");
+  var GENERIC_WEIGHT = 0.3;
+  var STOPWORDS = ("a an the to of in on at for from by with and or is are be do does did i my me we you it its this that " +
+    "how what why when which can should would will get there").split(" ");
+
+  // freeze, freezes, freezing -> freez; layers -> layer; losses -> loss
+  function stem(word) {
+    if (word.length < 4 || /[^a-z]/.test(word)) return word;
+    if (/ies$/.test(word)) return word.slice(0, -3) + "y";
+    if (/ing$/.test(word) && word.length > 5) word = word.slice(0, -3).replace(/([^aeiouls])\1$/, "$1");
+    else if (/ed$/.test(word) && word.length > 4) word = word.slice(0, -2).replace(/([^aeiouls])\1$/, "$1");
+    else if (/[^su]s$/.test(word)) word = word.slice(0, -1);
+    return word.length > 3 ? word.replace(/e$/, "") : word;
+  }
+
+  // token -> its terms: the index repeats the same tokens a lot. `whole`: the terms that stand
+  // for the token itself; `parts`: the words inside a compound name (empty, cache in empty_cache),
+  // which the index keeps apart in fields of their own (t~, c~, ...) that count less, so that
+  // "view" finds x.view() before torch.view_as_real.
+  var termsOf = { all: Object.create(null), whole: Object.create(null), parts: Object.create(null) };
+
+  function tokenTerms(token, kind) {
+    var terms = [];
+    function add(term) { if (term && terms.indexOf(term) < 0) terms.push(term); }
+    if (CJK.test(token)) {
+      if (kind === "parts") return terms;
+      if (token.length === 1) terms.push(token);
+      for (var i = 0; i + 1 < token.length; i++) terms.push(token.slice(i, i + 2));
+      return terms;
+    }
+    if (/[._]/.test(token) && kind !== "parts") add(token);
+    token.split(".").forEach(function (name) {
+      var bare = name.replace(/^_+|_+$/g, "");
+      var compound = bare.indexOf("_") >= 0;
+      // no_grad also as nograd: readers drop the underscore (torch.nograd, emptycache)
+      if (compound && kind !== "parts") { add(bare); add(bare.replace(/_/g, "")); }
+      if (compound ? kind !== "whole" : kind !== "parts") bare.split("_").forEach(function (word) { add(stem(word)); });
+    });
+    return terms;
+  }
+
+  // `kind`: "whole" or "parts" for the index's fields (above); all terms for a query.
+  function tokenize(text, kind) {
+    kind = kind === "whole" || kind === "parts" ? kind : "all";
+    text = text.toLowerCase();
+    for (var n = 0; n < NOISE.length; n++) text = text.replace(NOISE[n], " ");
+    var out = [], tokens = text.match(TOKEN) || [], cache = termsOf[kind];
+    for (var i = 0; i < tokens.length; i++) {
+      var terms = cache[tokens[i]] || (cache[tokens[i]] = tokenTerms(tokens[i], kind));
+      for (var j = 0; j < terms.length; j++) out.push(terms[j]);
+    }
+    return out;
+  }
+
+  // The fields whose compound names' parts go to a field of their own, and how much a match
+  // there counts against one in the field.
+  var PARTED = ["t", "w", "c", "a"], PART_WEIGHT = 0.4;
+
+  function engine(fields) {
+    var all = fields.concat(fields.filter(function (f) { return PARTED.indexOf(f) >= 0; }).map(function (f) { return f + "~"; }));
+    return new MiniSearch({
+      fields: all,
+      extractField: function (doc, field) { return doc[field.replace("~", "")]; },
+      tokenize: function (text, field) {
+        return tokenize(text, PARTED.indexOf(field) >= 0 ? "whole" : field && field.slice(-1) === "~" ? "parts" : "all");
+      },
+      processTerm: function (t) { return t; },
+    });
+  }
+
+  function partBoosts(boosts) {
+    var out = Object.assign({}, boosts);
+    PARTED.forEach(function (f) { out[f + "~"] = boosts[f] * PART_WEIGHT; });
+    return out;
+  }
+
+  function union(into, more) {
+    more.forEach(function (x) { if (into.indexOf(x) < 0) into.push(x); });
+  }
+
+  // One language's index: `data` is search/entries.json (boost, synonyms, docs without their
+  // texts), enough to rank; addTexts(texts) indexes search/text.json too, which refines it.
+  function Index(data) {
+    this.boost = data.boost;
+    this.synonyms = data.synonyms;
+    this.docs = data.docs;
+    this.heads = engine(FIELDS);
+    this.heads.addAll(this.docs.map(function (doc, i) { return Object.assign({ id: i }, doc); }));
+    this.texts = null;
+  }
+
+  // `async`: in chunks, so that typing stays responsive meanwhile (a Promise); else at once.
+  Index.prototype.addTexts = function (texts, async) {
+    var body = engine(["x"]), self = this, docs = texts.map(function (x, i) { return { id: i, x: x }; });
+    if (!async) { body.addAll(docs); this.texts = body; return null; }
+    return body.addAllAsync(docs, { chunkSize: 100 }).then(function () { self.texts = body; });
+  };
+
+  // The query with the site's words added for what readers also type (内存 -> 显存, lr -> 学习率).
+  Index.prototype.expand = function (query) {
+    var lower = query.toLowerCase(), extra = [], synonyms = this.synonyms;
+    Object.keys(synonyms).forEach(function (typed) {
+      var found = CJK.test(typed) ? lower.indexOf(typed) >= 0
+        : new RegExp("(^|[^a-z0-9_])" + typed.replace(/[.*+?^${}()|[\]\\]/g, "\\$&") + "($|[^a-z0-9_])").test(lower);
+      if (found) extra.push(synonyms[typed]);
+    });
+    return extra.length ? query + " " + extra.join(" ") : query;
+  };
+
+  // Every document that shares a term with the query, best first.
+  Index.prototype.search = function (query) {
+    var self = this, docs = this.docs, boost = this.boost;
+    var kept = tokenize(query.replace(FILLER, " ")).filter(function (t) { return STOPWORDS.indexOf(t) < 0; });
+    // Does the query paste or name an error? Then error entries rank as entries, else below them.
+    var aboutError = ERROR_WORDS.test(query) || kept.length >= MESSAGE_TERMS;
+    if (kept.length) query = query.replace(FILLER, " ");
+    function weight(term) { return GENERIC.indexOf(term) >= 0 ? GENERIC_WEIGHT : 1; }
+    var options = {
+      tokenize: function (text) {
+        return tokenize(text, "all").filter(function (t) { return !kept.length || STOPWORDS.indexOf(t) < 0; });
+      },
+      boost: partBoosts(MESSAGE.test(query) || kept.length >= MESSAGE_TERMS ? FIELD_BOOST
+        : Object.assign({}, FIELD_BOOST, { o: TASK_OUTPUT_BOOST })),
+      boostTerm: weight,
+      combineWith: "OR",
+      prefix: function (term) { return CJK.test(term) ? term.length === 1 : term.length >= 3; },
+      fuzzy: function (term) { return CJK.test(term) || term.length < 4 ? false : term.length < 6 ? 1 : 2; },
+      boostDocument: function (id) {
+        var kind = docs[id].k;
+        return (boost[kind === "error" && !aboutError ? "error-task" : kind] || 1) * (docs[id].b || 1);
+      },
+    };
+    query = this.expand(query);
+    // MiniSearch scores a document by the sum over fields and terms, times the number of query
+    // terms it matched; here each matched query term counts by its weight instead, and summing
+    // the two indexes' results ranks as one index would.
+    var merged = {};
+    [this.heads].concat(this.texts ? [this.texts] : []).forEach(function (engine) {
+      engine.search(query, options).forEach(function (r) {
+        var m = merged[r.id] || (merged[r.id] = { id: r.id, sum: 0, queryTerms: [], terms: [] });
+        m.sum += r.score / r.queryTerms.length;
+        union(m.queryTerms, r.queryTerms);
+        union(m.terms, r.terms);
+      });
+    });
+    return Object.keys(merged).map(function (id) {
+      var m = merged[id], coverage = 0;
+      m.queryTerms.forEach(function (t) { coverage += weight(t); });
+      return Object.assign({ id: m.id, score: m.sum * coverage, terms: m.terms }, docs[m.id]);
+    }).sort(function (a, b) { return b.score - a.score; });
+  };
+
+  // The results a list holds for a query, best first: every result shares a word with the query;
+  // the ones far below the best are left out.
+  Index.prototype.listed = function (query) {
+    var results = this.search(query);
+    var floor = results.length ? results[0].score * MIN_SCORE : 0;
+    return results.filter(function (r) { return r.score >= floor; });
+  };
+
+  return { CJK: CJK, TOKEN: TOKEN, tokenize: tokenize, Index: Index };
+});
