@@ -302,15 +302,11 @@ def test_slash_enter_and_highlight_after_instant_navigation(browser_page):
 
 
 def test_the_index_is_fetched_on_the_first_search_not_on_page_load(browser_page):
-    """Both files: the documents, then, once the first results are in the page, their texts (the
-    first result waits for the smaller file alone)."""
+    """Both files: the documents, then, once they are in and the first results shown, their
+    texts (the first result waits for the smaller file alone)."""
     page, base, _ = browser_page
     fetched = []
     page.on("request", lambda request: fetched.append(request.url))
-    page.add_init_script("""new MutationObserver(() => {
-        if (!window.firstResult && document.querySelector(".cheatsheet-search .md-search-result__item"))
-          window.firstResult = performance.now();
-      }).observe(document, { childList: true, subtree: true });""")
     page.goto(base + "en/")
     page.wait_for_load_state("networkidle")
     assert not [url for url in fetched if url.endswith(search_index.INDEX)]
@@ -320,9 +316,10 @@ def test_the_index_is_fetched_on_the_first_search_not_on_page_load(browser_page)
     page.evaluate("cheatsheetSearch.complete()")
     assert ([url for url in fetched if url.endswith(search_index.INDEX)]
             and [url for url in fetched if url.endswith(search_index.TEXT)])
-    started = page.evaluate("""name => performance.getEntriesByType("resource")
-        .filter(r => r.name.endsWith(name)).map(r => r.startTime)""", search_index.TEXT)
-    assert started and started[0] >= page.evaluate("window.firstResult"), "the texts were fetched before the first result"
+    timing = page.evaluate("""names => names.map(name => performance.getEntriesByType("resource")
+        .filter(r => r.name.endsWith(name)).map(r => [r.startTime, r.responseEnd])[0])""",
+                           [search_index.INDEX, search_index.TEXT])
+    assert timing[1][0] >= timing[0][1], f"the texts were fetched beside the documents, not after them: {timing}"
 
 
 def test_results_shown_before_the_texts_are_indexed_are_ranked_again_after(browser_page):
