@@ -261,8 +261,11 @@ class ExampleItem(pytest.Item):
         self.note = found.note
         if found.result is not None and found.result.skip:
             self.missing = found.result.missing
+            self.gpus = found.result.gpus
             if self.missing:
                 self.note = self.missing  # a needs-package row names the package
+            elif self.gpus:
+                self.note = found.result.skip  # a needs-gpus row says how many it needs and had
             pytest.skip(f"[{self.entry.label}] {found.result.skip}")
         # --update-output writes what ran where the page differs, or where only the English page lacks it.
         if self.config.option.update_output and (
@@ -373,7 +376,8 @@ def pytest_runtest_makereport(item, call):
         if report.skipped:
             outcome = ("resumed" if getattr(item, "resumed", False)
                        else "needs-cuda" if item.device not in item.fence.devices()
-                       else "needs-package" if getattr(item, "missing", None) else "skipped")
+                       else "needs-package" if getattr(item, "missing", None)
+                       else "needs-gpus" if getattr(item, "gpus", 0) else "skipped")
         else:
             outcome = "passed" if report.passed else "failed"
         report._cheatsheet_outcome = (item, outcome)

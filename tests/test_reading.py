@@ -396,7 +396,8 @@ def _said(verdicts, strings) -> str:
                 continue
             cells.append(strings["status.needs_cuda"] if v.state == "needs-cuda"
                          else strings["status.needs_package"].format(release=v.release, package=v.row.note)
-                         if v.state == "needs-package" else strings[f"status.{v.state}"].format(release=v.release))
+                         if v.state == "needs-package" else strings["status.needs_gpus"].format(release=v.release)
+                         if v.state == "needs-gpus" else strings[f"status.{v.state}"].format(release=v.release))
         groups.append(strings["status.device"].format(cells=" · ".join(dict.fromkeys(cells)), device=strings[f"device.{device}"])
                       if cells else strings[f"status.{device}_missing"])
     return " — ".join(groups)

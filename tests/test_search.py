@@ -329,7 +329,7 @@ def test_results_shown_before_the_texts_are_indexed_are_ranked_again_after(brows
     page.keyboard.type("显存一直涨")  # typed at once: the first results come from the titles alone
     page.locator(".cheatsheet-search .md-search-result__item").first.wait_for()
     page.evaluate("cheatsheetSearch.complete()")
-    full = page.evaluate("q => cheatsheetSearch.search(q).then(r => r.slice(0, 5).map(x => x.u.split('#')[1]))", "显存一直涨")
+    full = page.evaluate("q => cheatsheetSearch.shown([q]).then(r => r[0].slice(0, 5))", "显存一直涨")  # what the list holds
     page.wait_for_function("ids => [...document.querySelectorAll('.cheatsheet-search a')].slice(0, 5)"
                            ".map(a => a.hash.slice(1)).join() === ids.join()", arg=full)
 

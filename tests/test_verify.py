@@ -14,7 +14,7 @@ from conftest import PROJECT, TORCH, early, write_site
 from probe_pages import entry
 
 from cheatsheet.model.pages import parse_page
-from cheatsheet.model.record import Row, load, release_of, save
+from cheatsheet.model.record import Row, check, load, release_of, save
 from cheatsheet.tools.verify import BAR, Progress
 
 PAGE = "# 测试页\n" + "".join([
@@ -89,9 +89,28 @@ def test_record_merge_folds_the_part_into_a_record(verify_run, tmp_path):
                "--source", "submitted")
     assert f"merged 1 part(s) into {record}: 3 {RELEASE}/cpu rows" in proc.stdout, proc.stdout + proc.stderr
     assert rows(record) == rows(root / "part")  # the part's rows replace the record's
-    # the merged record holds the failed row: the check says so, and nothing else
-    problems = re.findall(r"^\S+: \[(\S+)\] (REC\d+)", proc.stdout, re.M)
-    assert problems == [("fails", "REC004")] and proc.returncode == 1, proc.stdout
+    # the merged record holds the failed row. This project claims no release: there the row is what
+    # the matrix reports (a GPU machine's own torch, say), not a problem; on a claimed release it is one
+    assert "1 failed" in proc.stdout and not re.findall(r"^\S+: \[\S+\] REC\d+", proc.stdout, re.M), proc.stdout
+    assert proc.returncode == 0, proc.stdout
+    problems = check(root / "docs", root / "snippets", record, claimed=(RELEASE,))
+    assert [(p.entry_id, p.code) for p in problems] == [("fails", "REC004")], problems
+
+
+def test_a_needs_gpus_row_says_what_ran_and_is_no_problem(tmp_path):
+    """A multi-process example on a machine with fewer GPUs than processes: the row says so
+    (needs-gpus, with how many), on a claimed release too, and the site shows it in words."""
+    from cheatsheet.model.record import row_result, verdict
+    from cheatsheet.site.entry_status import cell_text, row_title
+    from cheatsheet.site.strings import EN
+
+    assert row_result({"needs-gpus"}) == row_result({"needs-gpus", "passed"}) == "needs-gpus"
+    assert row_result({"needs-gpus", "failed"}) == "failed"
+    note = "needs 2 GPUs (one per process for nccl), this machine has 1"
+    row = Row("page.md", "multi", "needs-gpus", "h", TORCH, "3.12.3", "NVIDIA H200 (sm_90)", "2026-12-04", "gpu", note)
+    found = verdict("cuda", row, "h", RELEASE)
+    assert not found.vouches and cell_text(found, EN) == f"{RELEASE} not run: needs several GPUs"
+    assert row_title(found, EN).endswith(note)
 
 
 def test_resume_skips_what_the_part_vouches_for_and_check_against_compares(verify_run, tmp_path):

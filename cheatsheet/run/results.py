@@ -40,6 +40,7 @@ class RunResult:
     leaked: tuple[str, ...] = ()  # settings the example changed that could not be put back
     skip: str | None = None
     missing: str | None = None  # with `skip`: the listed distribution whose module is not installed
+    gpus: int = 0  # with `skip`: the GPUs the example needs (one per process for nccl), more than this machine has
 
     @property
     def printed(self) -> list[str]:

@@ -94,7 +94,8 @@ class Session:
             if gpus < processes:
                 # nccl needs one GPU per process; with fewer, the scripts fall back to gloo on CPU,
                 # which the CPU run covers already.
-                return RunResult(skip=f"needs {processes} GPUs (one per process for nccl), this machine has {gpus}")
+                return RunResult(skip=f"needs {processes} GPUs (one per process for nccl), this machine has {gpus}",
+                                 gpus=processes)
         return run_shell(code, device, self.project.snippets, self.project.shell_timeout, self.forkserver(device))
 
     def forkserver(self, device: str) -> ForkServer | None:

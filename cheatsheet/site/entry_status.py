@@ -21,7 +21,7 @@ from cheatsheet.model.pages import Entry
 from cheatsheet.model.record import Row, Verdict
 
 # What a verdict can say (cheatsheet.model.record.Verdict.state); a row's result is one of the first three.
-STATES = ("passed", "failed", "needs-cuda", "needs-package", "stale", "missing")
+STATES = ("passed", "failed", "needs-cuda", "needs-package", "needs-gpus", "stale", "missing")
 
 
 def checked(verdicts: list[Verdict], entry: Entry) -> list[Verdict]:
@@ -47,6 +47,8 @@ def row_title(verdict: Verdict, strings: Mapping[str, str]) -> str:
         return strings["status.row_failed"].format(row=text, note=row.note)
     if verdict.state == "needs-package":
         return f'{text}; {strings["status.needs_package"].format(release=verdict.release, package=row.note)}'
+    if verdict.state == "needs-gpus" and row.note:
+        return f"{text}; {row.note}"
     if verdict.state == "stale":
         return strings["status.row_stale"].format(row=text)
     return text
@@ -60,7 +62,7 @@ def cell_text(verdict: Verdict, strings: Mapping[str, str]) -> str | None:
         return strings["status.needs_cuda"]
     if verdict.state == "needs-package":
         return strings["status.needs_package"].format(release=verdict.release, package=verdict.row.note)
-    return strings[f"status.{verdict.state}"].format(release=verdict.release)
+    return strings[f"status.{verdict.state.replace('needs-', 'needs_')}"].format(release=verdict.release)
 
 
 def compact(verdicts: list[Verdict], strings: Mapping[str, str]) -> str:

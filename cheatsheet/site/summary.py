@@ -39,6 +39,8 @@ def render(figures: Mapping[tuple[str, str], Mapping], strings: Mapping[str, str
         if states.get("needs-package"):
             line += strings["summary.needs_package"].format(n=states["needs-package"],
                                                             packages=sep.join(found.get("lacking", ())))
+        if states.get("needs-gpus"):
+            line += strings["summary.needs_gpus"].format(n=states["needs-gpus"])
         if states.get("failed"):
             line += strings["summary.failed"].format(n=states["failed"])
         if device == "cuda":

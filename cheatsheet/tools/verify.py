@@ -43,7 +43,7 @@ class Run:
     entry: Entry
     fence: Fence
     device: str
-    outcome: str = ""  # passed, failed, skipped, needs-cuda, needs-package, resumed
+    outcome: str = ""  # passed, failed, skipped, needs-cuda, needs-package, needs-gpus, resumed
     problem: Problem | None = None
     note: str = ""
     skip: str = ""  # why the runner did not run it here
@@ -172,8 +172,9 @@ def verify(project: Project, names: list[str], device: str | None = None, out: P
             found = judge(run.entry, run.fence, run.device, future)
             run.problem, run.note = found.problem, found.note
             if found.result is not None and found.result.skip:
-                run.outcome, run.skip = ("needs-package" if found.result.missing else "skipped"), found.result.skip
-                run.note = found.result.missing or run.note
+                run.outcome = ("needs-package" if found.result.missing else "needs-gpus" if found.result.gpus else "skipped")
+                run.skip = found.result.skip
+                run.note = found.result.missing or (found.result.skip if found.result.gpus else run.note)
             else:
                 run.outcome = "failed" if found.problem else "passed"
             progress.step()
