@@ -8,7 +8,7 @@ For each page under docs/zh (`[tool.cheatsheet] docs`, or --docs):
                         pairing, and the code-line, example and snippet code read statically
                         (names exist in the installed torch, none deprecated, on every branch);
 * `<id>[cpu]`, `[cuda]` each example (`<id>#2[...]` for a second one) run on that device by the
-                        runner (cheatsheet.runner), its output checked against the output lines.
+                        runner (cheatsheet.run), its output checked against the output lines.
 
 Examples are submitted to the worker pools as soon as the test loop starts, so they run in
 parallel with each other and with the rest of the suite; each item then waits for its own result.
@@ -28,7 +28,6 @@ from pathlib import Path
 import pytest
 
 from cheatsheet import display
-from cheatsheet.check.example import judge
 from cheatsheet.check.outputs import Unplaceable, expected_code
 from cheatsheet.check.site import check_site
 from cheatsheet.model.devices import DEVICES
@@ -37,6 +36,7 @@ from cheatsheet.model.pages import OUTPUT_LINE, Entry, Fence, comparable_code, c
 from cheatsheet.model.record import SOURCES, Recorder, Row, release_of, row_result
 from cheatsheet.model.rules import Problem
 from cheatsheet.project import Project
+from cheatsheet.run.judge import judge
 from cheatsheet.run.pool import gpu_absent_reason
 from cheatsheet.run.session import Session
 

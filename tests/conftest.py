@@ -16,7 +16,7 @@ import pytest
 
 from cheatsheet.project import repo
 from cheatsheet.pytest_plugin import RUN_KEY
-from cheatsheet.site.browser import CHROMIUM, chromium, serve
+from cheatsheet.site.browser import HOW_TO_INSTALL, chromium, find_chromium, serve
 
 PROJECT = repo()
 AXE = PROJECT.root / "node_modules" / "axe-core" / "axe.min.js"
@@ -107,7 +107,12 @@ def _start(name: str) -> Future:
                 if before.exception() is not None:
                     result.set_exception(before.exception())
                     return
-                _threads.submit(func, tmp, before.result()).add_done_callback(
+                try:
+                    job = _threads.submit(func, tmp, before.result())
+                except RuntimeError as stopped:  # the session ended first (pytest -x): nobody waits for it
+                    result.set_exception(stopped)
+                    return
+                job.add_done_callback(
                     lambda done: result.set_exception(done.exception()) if done.exception() else result.set_result(done.result()))
 
             _start(after).add_done_callback(run)
@@ -227,10 +232,10 @@ def plain_site(tmp: Path):
 
 def need_browser(axe: bool = False) -> None:
     """Skip (fail in CI) where Chromium, or with `axe` axe-core, is missing."""
-    if not Path(CHROMIUM).exists():
+    if find_chromium() is None:
         if os.environ.get("CHEATSHEET_REQUIRE_BROWSER"):
-            pytest.fail(f"{CHROMIUM} is missing (apt-get install -y chromium)")
-        pytest.skip(f"{CHROMIUM} is not installed: apt-get install -y chromium to run the browser checks")
+            pytest.fail(f"no Chromium found: {HOW_TO_INSTALL}")
+        pytest.skip(f"no Chromium to run the browser checks: {HOW_TO_INSTALL}")
     if axe and not AXE.is_file():
         if os.environ.get("CHEATSHEET_REQUIRE_BROWSER"):
             pytest.fail(f"{AXE} is missing: run npm ci")

@@ -30,3 +30,11 @@ def test_preferred_terms_are_checked_in_prose_and_comments_only():
             "```python\nfor epoch in range(2):  # 每个 epoch\n    pass\n```\n")
     found = vocabulary(page, preferred_terms())
     assert [(line, avoid, use) for line, avoid, use in found] == [(3, "批次", "批量"), (3, "epoch", "轮"), (6, "epoch", "轮")]
+
+
+def test_the_package_keeps_its_layers():
+    """import-linter's layers contract (pyproject.toml, [tool.importlinter]): each layer imports
+    only from those below it, the order ARCHITECTURE.md states."""
+    lint_imports = Path(sys.executable).parent / "lint-imports"
+    proc = subprocess.run([str(lint_imports)], cwd=PROJECT.root, capture_output=True, text=True)
+    assert proc.returncode == 0 and "1 kept, 0 broken" in proc.stdout, proc.stdout + proc.stderr

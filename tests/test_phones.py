@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from conftest import AXE, AXE_RUN, beside, early, need_browser
 
-from cheatsheet.site.browser import CHROMIUM
+from cheatsheet.site.browser import find_chromium
 
 LANGS = {"zh": "", "en": "en/"}
 SCREENS = {"phone": (390, 844), "tablet": (768, 1024)}
@@ -56,7 +56,7 @@ def phone_views(tmp: Path, site):
     """Every view at both sizes, measured and checked by axe in a Chromium of its own while the
     other tests run: (lang, screen, path) -> (measurements, violations). None without Chromium
     or axe-core (the tests then say why)."""
-    if not Path(CHROMIUM).exists() or not AXE.is_file():
+    if find_chromium() is None or not AXE.is_file():
         return None
     found = {}
     SHOTS.mkdir(exist_ok=True)

@@ -1,7 +1,9 @@
 """The project's own set-up: one set of pins, and the README's commands are what CI runs."""
 
 import re
+import subprocess
 import tomllib
+from pathlib import Path
 
 from cheatsheet.project import repo
 
@@ -70,3 +72,71 @@ def test_every_other_release_is_installed_without_the_paired_packages():
     assert project.paired and set(project.paired) <= pinned
     assert project.pin in project.releases
     assert project.lacking() == {r: project.paired for r in project.releases if r != project.pin}
+
+
+def test_the_browser_is_found_not_assumed(monkeypatch, tmp_path):
+    """CHEATSHEET_CHROMIUM names the browser; a name that is no file finds none (the checks then say
+    how to get one) rather than falling back behind the reader's back."""
+    from cheatsheet.site import browser
+
+    fake = tmp_path / "chrome"
+    fake.write_text("")
+    for named, found in ((str(fake), fake), (str(tmp_path / "missing"), None)):
+        browser.find_chromium.cache_clear()
+        monkeypatch.setenv(browser.CHROMIUM_VARIABLE, named)
+        assert browser.find_chromium() == found
+    browser.find_chromium.cache_clear()
+
+
+def test_the_docs_name_only_what_is_there():
+    """Every `cheatsheet.` module (and attribute) and every repository path in backticks that the
+    README, ARCHITECTURE.md, the contributing guide (both languages), the benchmarks' and the
+    record's READMEs and the package's docstrings name exists. A bare file name may live anywhere in
+    the repository; what the build writes (site/, api/, search/) is not in it."""
+    import ast
+    import importlib
+    import importlib.util
+    import re
+
+    root = PROJECT.root
+    files = subprocess.run(["git", "ls-files"], cwd=root, capture_output=True, text=True, check=True).stdout.split()
+    names = {Path(f).name for f in files} | {f for f in files} | {str(Path(f).parent) for f in files}
+    texts = {f: (root / f).read_text("utf-8") for f in ("README.md", "ARCHITECTURE.md", "benchmarks/README.md",
+                                                        "verification/README.md", "docs/zh/contributing.md",
+                                                        "docs/en/contributing.md")}
+    for path in sorted((root / "cheatsheet").rglob("*.py")):
+        tree = ast.parse(path.read_text("utf-8"))
+        docs = (ast.get_docstring(node) for node in ast.walk(tree)
+                if isinstance(node, (ast.Module, ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef)))
+        texts[str(path.relative_to(root))] = "\n".join(d for d in docs if d)
+    # the build's output (the site, its data, the offline zip's folder); FastAPI's file, named as a model
+    built = ("site/", "api/", "search/", "pytorch-cheatsheet/", "scripts/docs.py", "...")
+    missing = []
+    for name, text in texts.items():
+        for dotted in re.findall(r"(?<![\w./])cheatsheet(?:\.[A-Za-z_]\w*)+(?![\w/-])", text):
+            if dotted.endswith((".js", ".css", ".py", ".md", ".html")):  # a file (cheatsheet.js), not a module
+                continue
+            parts = dotted.split(".")
+            module = next(".".join(parts[:i]) for i in range(len(parts), 0, -1) if _is_module(".".join(parts[:i])))
+            obj = importlib.import_module(module)
+            for attr in parts[len(module.split(".")):]:
+                if not hasattr(obj, attr):
+                    missing.append((name, dotted))
+                    break
+                obj = getattr(obj, attr)
+        for path in re.findall(r"`([\w.-]+(?:/[\w.-]+)+/?|[\w-]+\.(?:py|md|yml|yaml|toml|tsv|csv|json|js|cjs|css|html))`", text):
+            path = path.rstrip("/")
+            if re.search(r"[<>*]|[A-Z]{3,}", path) or path.startswith(built):
+                continue
+            if not {path, f"cheatsheet/{path}", f"docs/zh/{path}"} & names and not (root / path).exists():
+                missing.append((name, path))
+    assert not missing, missing
+
+
+def _is_module(name: str) -> bool:
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec(name) is not None
+    except ModuleNotFoundError:  # a parent is a module, not a package
+        return False

@@ -15,7 +15,7 @@ from conftest import AXE, AXE_RUN, beside, early, need_browser, typed_filter
 
 from cheatsheet.model.pages import parse_page, site_files
 from cheatsheet.project import repo
-from cheatsheet.site.browser import CHROMIUM
+from cheatsheet.site.browser import find_chromium
 
 PROJECT = repo()
 
@@ -210,7 +210,7 @@ def axe_views(tmp: Path, site):
     own while the other tests run: lang -> ({view (scheme): violations}, the views checked).
     Each view is loaded once and checked in one scheme, then in the other. None without Chromium
     or axe-core (the test then says why)."""
-    if not Path(CHROMIUM).exists() or not AXE.is_file():
+    if find_chromium() is None or not AXE.is_file():
         return None
     results = {}
     with beside(site) as (chromium, base):
@@ -278,7 +278,7 @@ def pdfs(tmp: Path, site):
 
     from cheatsheet.site.pdf import build_pdfs
 
-    if not Path(CHROMIUM).exists():
+    if find_chromium() is None:
         return None
     copy = tmp / "site"
     shutil.copytree(site[0], copy)

@@ -1,6 +1,6 @@
 """An example worker: a process that imports torch once and runs examples one at a time.
 
-Started by cheatsheet.runner with the environment already reduced to the allowlist and, for the CPU
+Started by cheatsheet.run.pool with the environment already reduced to the allowlist and, for the CPU
 worker, CUDA_VISIBLE_DEVICES="" set before Python starts, so torch never sees a GPU. Each example
 runs in a fresh namespace, with a fresh temporary directory as its working directory and HOME,
 warnings raised as errors, no network but localhost, and torch's global settings put back

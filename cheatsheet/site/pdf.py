@@ -10,7 +10,7 @@ import contextlib
 from pathlib import Path
 
 from cheatsheet.model.langs import URL_PREFIX
-from cheatsheet.site.browser import CHROMIUM, chromium, serve
+from cheatsheet.site.browser import HOW_TO_INSTALL, chromium, find_chromium, serve
 
 # Page numbers at the foot of each printed page.
 FOOTER = ('<div style="font-size:6pt;width:100%;text-align:center">'
@@ -26,8 +26,8 @@ def build_pdfs(site_dir: Path, browser=None) -> list[Path]:
     site_dir = Path(site_dir)
     if not (site_dir / "all" / "index.html").is_file():
         raise SystemExit(f"{site_dir}/all/index.html is missing: build the site first (mkdocs build)")
-    if not Path(CHROMIUM).exists():
-        raise SystemExit(f"{CHROMIUM} is missing: apt-get install -y chromium (see .ci/setup)")
+    if find_chromium() is None:
+        raise SystemExit(f"no Chromium to print with: {HOW_TO_INSTALL}")
     written = []
     with serve(site_dir) as base, (contextlib.nullcontext(browser) if browser else chromium()) as browser:
         for lang, prefix in URL_PREFIX.items():

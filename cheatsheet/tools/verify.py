@@ -2,7 +2,7 @@
 without pytest, and the rows written as a record part (RELEASE/DEVICE.csv) to send in or merge.
 
 The runner is the test suite's (run/session.py), each run is judged by the same function
-(check/example.py: judge), and rows follow the plugin's policy (model/record.py: row_result): a
+(run/judge.py: judge), and rows follow the plugin's policy (model/record.py: row_result): a
 row per entry and device once all its examples are in, none when one of them could not run here.
 """
 
@@ -18,12 +18,12 @@ from pathlib import Path
 from typing import TextIO
 
 from cheatsheet import display
-from cheatsheet.check.example import judge
 from cheatsheet.model.devices import DEVICES
 from cheatsheet.model.pages import Entry, Fence
 from cheatsheet.model.record import Recorder, Row, entries, load, path_for, release_of, row_result
 from cheatsheet.model.rules import Problem
 from cheatsheet.project import Project
+from cheatsheet.run.judge import judge
 from cheatsheet.run.pool import WorkerDied, gpu_absent_reason
 from cheatsheet.run.results import WorkerInfo
 from cheatsheet.run.session import Session
