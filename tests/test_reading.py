@@ -448,7 +448,8 @@ def test_a_changed_entry_is_not_shown_as_verified():
     row = Row("tensors.md", "x", "passed", "aaaa", "2.13.0+cpu", "3.11.7", "AMD EPYC", "2026-12-01")
     shown = lambda *found: re.sub(r"<[^>]+>", "", status_line(list(found), en)).strip()  # noqa: E731
     assert shown(verdict("cpu", row, "aaaa", "2.13.0"), verdict("cuda", None, "aaaa", "2.13.0")) == (
-        "✓ 2.13.0 · CPU — CUDA: not yet run")
+        "✓ 2.13.0 · CPU — CUDA: not yet run · works since 2.13.0")
+    # changed since: neither verified nor "works since"
     assert shown(verdict("cpu", row, "bbbb", "2.13.0")) == "⚠ changed since verified on 2.13.0 · CPU"
     failed = Row("tensors.md", "x", "failed", "aaaa", "2.11.0+cu130", "3.11.7", "H200 (sm_90)", "2026-12-01")
     assert shown(verdict("cuda", failed, "aaaa", "2.11.0")) == "✗ 2.11.0 failed · CUDA"

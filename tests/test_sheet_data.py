@@ -140,8 +140,10 @@ def test_an_entrys_markdown_from_the_page_model():
         "- 使用前提：无。\n\n**解释性示例：**\n\n```python\nprint(1)\n#> 1\n```\n\n这个示例需要 CUDA。\n\n"
         "```python\nprint(2)\n#cuda> 2\n```\n\n来源：https://s.test/recipes/x/#alpha-one\n\n验证记录：\n"
         "- PyTorch 2.14.1，CPU：通过（PyTorch 2.14.1+cpu，Python 3.11.7，AMD EPYC，2026-12-01；本项目的测试套件）\n"
-        "- PyTorch 2.14.1，CUDA：无记录\n")
+        "- PyTorch 2.14.1，CUDA：无记录\n\n"
+        "可用版本：2.14.1 及以上（CPU，由验证记录得出）\n")
     data = sheet_data.entry_data("recipes/x.md", page, entry, "https://s.test/", found, PROJECT.snippets)
+    assert data["since"] == {"cpu": "2.14.1", "cuda": None}  # derived from the rows
     assert data["fields"]["prereq"] == "无。" and data["examples"][1] == {
         "lang": "python", "code": "print(2)\n", "requires_cuda": True, "output": {"cuda": ["2"]}}
     assert [v["state"] for v in data["record"]] == ["passed", "missing"]

@@ -16,6 +16,7 @@ from mkdocs.config import load_config
 from mkdocs.exceptions import Abort, PluginError
 from mkdocs.structure.files import get_files
 
+from cheatsheet.model import record
 from cheatsheet.model.pages import parse_page, parse_recipe, parse_text
 from cheatsheet.model.record import Row, Verdict, save, summary, verdict
 from cheatsheet.project import repo
@@ -229,10 +230,26 @@ def test_status_line_shows_the_matrix_row_and_links_the_api_and_the_issue_form()
     line = entry_status.status_line(found, EN, {"api": "torch.zeros", "url": "https://d.test/z.html"}, report)
     assert line == ('\n<p class="entry-chrome" data-search-exclude>'
                     f'{_cell(new, release="2.14.1")}✓ 2.14.1</span> · {_cell(old)}✓ 2.13.0</span> · CPU — CUDA: not yet run · '
+                    '<span class="entry-since" title="from this release on, every recorded release passed on CPU; the record '
+                    'goes back to 2.13.0, older releases were not run">works since 2.13.0</span> · '
                     '<a href="https://d.test/z.html" title="torch.zeros">API docs</a> · '
                     f'<a href="{report.replace("&", "&amp;")}">Report a problem</a></p>\n')
     text = re.sub(r"<[^>]+>", "", entry_status.status_line(found, ZH))
-    assert text == "\n✓ 2.14.1 · ✓ 2.13.0 · CPU — CUDA：尚未在 GPU 上运行\n"
+    assert text == "\n✓ 2.14.1 · ✓ 2.13.0 · CPU — CUDA：尚未在 GPU 上运行 · 2.13.0 及以上可用\n"
+
+
+def test_works_since_is_derived_from_the_rows():
+    """The earliest recorded release from which every later one passed; a failure on the newest
+    gives none; a release whose row says nothing (needs-package, missing) neither extends nor breaks it."""
+    def found(*states):
+        return [_verdict("cpu", _row(state) if state != "missing" else None, release=release)
+                for release, state in zip(("2.15.0", "2.14.1", "2.13.0", "2.11.0"), states)]
+
+    assert record.since(found("passed", "passed", "passed", "passed"), "cpu") == "2.11.0"
+    assert record.since(found("passed", "passed", "failed", "passed"), "cpu") == "2.14.1"
+    assert record.since(found("failed", "passed", "passed", "passed"), "cpu") is None
+    assert record.since(found("passed", "needs-package", "missing", "passed"), "cpu") == "2.11.0"
+    assert record.since(found("missing", "missing", "missing", "missing"), "cpu") is None
 
 
 def test_status_line_with_a_failed_and_a_stale_release():
@@ -465,7 +482,9 @@ def test_status_lines(built, lang, prefix):
     chrome = _chrome(html, "alpha-one")
     assert chrome.startswith('<p class="entry-chrome" data-search-exclude><span title="PyTorch 2.14.1+cpu')
     shown = lambda line: re.sub(r"<[^>]+>", "", line)  # noqa: E731
-    assert shown(chrome).startswith(f"✓ 2.14.1 · ✓ 2.13.0 · CPU — ✓ 2.13.0 · CUDA · {s['status.api']} · {s['status.report']}")
+    since = s["status.since"].format(release="2.13.0")  # every recorded release passed, the oldest 2.13.0
+    assert shown(chrome).startswith(
+        f"✓ 2.14.1 · ✓ 2.13.0 · CPU — ✓ 2.13.0 · CUDA · {since} · {s['status.api']} · {s['status.report']}")
     assert ('<a href="https://docs.pytorch.org/docs/stable/generated/torch.zeros.html" title="torch.zeros">'
             f'{s["status.api"]}</a>') in chrome
     assert f"entry=http%3A%2F%2Fexample.test%2F{prefix.replace('/', '%2F')}alpha%2F%23alpha-one" in chrome

@@ -116,6 +116,26 @@ class Verdict:
         return self.state in ("passed", "needs-cuda")
 
 
+def since(verdicts: list[Verdict], device: str) -> str | None:
+    """"Works since", derived from the rows, never typed: the earliest recorded release from which
+    every later recorded release passed on `device`. Only rows that say passed or failed for the
+    code as it is count (a release whose row says needs-package, or none, neither extends nor breaks
+    the run); None when the newest of them failed, or there is none."""
+    decided = sorted(((v.release, v.state) for v in verdicts if v.device == device and v.state in ("passed", "failed")),
+                     key=lambda found: version_key(found[0]), reverse=True)
+    found = None
+    for release, state in decided:
+        if state != "passed":
+            break
+        found = release
+    return found
+
+
+def works_since(verdicts: list[Verdict]) -> dict[str, str | None]:
+    """`since` per device of the verdicts."""
+    return {device: since(verdicts, device) for device in dict.fromkeys(v.device for v in verdicts)}
+
+
 def verdict(device: str, row: Row | None, current_hash: str, release: str = "") -> Verdict:
     if row is None:
         return Verdict(device, "missing", None, release)

@@ -21,7 +21,7 @@ from mkdocs.utils import get_relative_url
 
 from cheatsheet.model.pages import Entry, Page
 from cheatsheet.model.record import Record, Row, Verdict
-from cheatsheet.site.entry_status import STATES, row_title, source
+from cheatsheet.site.entry_status import STATES, entry_since, row_title, source
 
 MARKER = "<!-- compatibility-matrix -->"
 
@@ -68,11 +68,14 @@ def _row(link: str, title: str, found: Mapping[tuple[str, str], Verdict], cols: 
          strings: Mapping[str, str]) -> str:
     missing = {col: Verdict(col[1], "missing", None, col[0]) for col in cols}
     cells = "".join(cell(found.get(col, missing[col]), strings) for col in cols)
-    return f'<tr><th scope="row"><a href="{link}">{html.escape(title)}</a></th>{cells}</tr>'
+    _, release = entry_since(list(found.values()))
+    since = f'<td class="since-cell">{html.escape(release or "—")}</td>'
+    return f'<tr><th scope="row"><a href="{link}">{html.escape(title)}</a></th>{since}{cells}</tr>'
 
 
 def _table(rows: list[str], heads: str, strings: Mapping[str, str]) -> str:
-    return (f'<table>\n<thead><tr><th scope="col">{strings["compat.entry"]}</th>{heads}</tr></thead>\n'
+    since = f'<th scope="col" title="{html.escape(strings["compat.since_title"])}">{strings["compat.since"]}</th>'
+    return (f'<table>\n<thead><tr><th scope="col">{strings["compat.entry"]}</th>{since}{heads}</tr></thead>\n'
             "<tbody>\n" + "\n".join(rows) + "\n</tbody>\n</table>")
 
 

@@ -18,7 +18,7 @@ from urllib.parse import urlencode
 from mkdocs.exceptions import PluginError
 
 from cheatsheet.model.pages import Entry
-from cheatsheet.model.record import Row, Verdict
+from cheatsheet.model.record import Row, Verdict, since, version_key
 
 # What a verdict can say (cheatsheet.model.record.Verdict.state); a row's result is one of the first three.
 STATES = ("passed", "failed", "needs-cuda", "needs-package", "needs-gpus", "stale", "missing")
@@ -85,6 +85,25 @@ def compact(verdicts: list[Verdict], strings: Mapping[str, str]) -> str:
     return strings["status.device_sep"].join(groups)
 
 
+def entry_since(verdicts: list[Verdict]) -> tuple[str, str | None]:
+    """(device, release): "works since" on the CPU, or on CUDA for an entry whose examples all
+    need it (cheatsheet.model.record.since)."""
+    device = "cuda" if any(v.state == "needs-cuda" for v in verdicts if v.device == "cpu") else "cpu"
+    return device, since(verdicts, device)
+
+
+def since_text(verdicts: list[Verdict], strings: Mapping[str, str]) -> str | None:
+    """"Since X" for the status line (HTML), with what it means and how far back the record goes
+    in its tooltip."""
+    device, release = entry_since(verdicts)
+    if release is None:
+        return None
+    oldest = min((v.release for v in verdicts if v.device == device and v.row), key=version_key)
+    title = strings["status.since_title"].format(device=strings[f"device.{device}"], oldest=oldest)
+    text = strings["status.since"].format(release=release)
+    return f'<span class="entry-since" title="{html.escape(title)}">{html.escape(text)}</span>'
+
+
 def report_url(repo_url: str, entry_url: str, entry_id: str, template: str) -> str:
     """A new issue through the repository's `template` form, naming the entry and its address."""
     query = urlencode({"template": template, "title": f"[{entry_id}] ", "entry": entry_url})
@@ -98,6 +117,8 @@ def status_line(verdicts: list[Verdict], strings: Mapping[str, str],
     `report`: its report_url, if the site knows its repository; `copy`: its "copy Markdown"
     button (cheatsheet.site.sheet_data.copy_button)."""
     parts = [compact(verdicts, strings)]
+    if cell := since_text(verdicts, strings):
+        parts.append(cell)
     if api:
         parts.append(f'<a href="{html.escape(api["url"])}" title="{html.escape(api["api"])}">{strings["status.api"]}</a>')
     if report:

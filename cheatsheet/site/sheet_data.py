@@ -26,7 +26,7 @@ from pathlib import Path
 
 from cheatsheet.model.langs import LABELS
 from cheatsheet.model.pages import Entry, Page
-from cheatsheet.model.record import Verdict
+from cheatsheet.model.record import Verdict, works_since
 from cheatsheet.project import REPO
 from cheatsheet.site.entry_status import row_title
 
@@ -122,6 +122,10 @@ def entry_markdown(src_uri: str, page: Page, entry: Entry, site_url: str | None,
     parts = [absolute_links(part, src_uri, site_url) for part in parts]
     parts.append(strings["data.source"].format(url=entry_address(site_url, src_uri, page, entry)))
     parts.append("\n".join([strings["data.record"], *record_lines(verdicts, strings)]))
+    found = {device: release for device, release in works_since(verdicts).items() if release}
+    if found:
+        device, release = next(iter(found.items()))
+        parts.append(strings["data.since"].format(release=release, device=strings[f"device.{device}"]))
     return "\n\n".join(parts) + "\n"
 
 
@@ -141,6 +145,7 @@ def entry_data(src_uri: str, page: Page, entry: Entry, site_url: str | None, ver
         "scripts": [{"name": f.include, "code": (snippets / f.include).read_text("utf-8")} for f in entry.with_role("include")],
         "record": [{"release": v.release, "device": v.device, "state": v.state, "row": asdict(v.row) if v.row else None}
                    for v in verdicts],
+        "since": works_since(verdicts),
         "aliases": list(entry.aliases),
     }
 

@@ -20,6 +20,8 @@ ZH = MappingProxyType({
     "status.needs_cuda": "仅限 GPU",
     "status.needs_package": "{release} 未运行：需要 {package}",
     "status.needs_gpus": "{release} 未运行：需要多块 GPU",
+    "status.since": "{release} 及以上可用",
+    "status.since_title": "记录中从这个版本起，之后每个版本在 {device} 上都通过；记录最早到 {oldest}，更早的版本没有运行过",
     "status.device": "{cells} · {device}",
     "status.cell_sep": " · ",
     "status.device_sep": " — ",
@@ -70,6 +72,8 @@ ZH = MappingProxyType({
     "compat.filter": "输入词语筛选，例如 显存、view、失败",
     "compat.count": "共 {n} 个条目、{r} 个实战；列（PyTorch 版本与设备）：{c}",
     "compat.entry": "条目",
+    "compat.since": "可用版本",
+    "compat.since_title": "记录中从这个版本起，之后每个版本都通过（CPU；只能在 GPU 上运行的条目看 CUDA）",
     "compat.dates": "{first} 至 {last}",
     "compat.column_title": "{n} 行：PyTorch {torch}；Python {python}；{device}；{dates}；{sources}",
     "compat.no_cuda": "还没有记录在案的 GPU 运行，所以没有 CUDA 列；<code>#cuda&gt;</code> 行尚未在 GPU 上核对。",
@@ -120,6 +124,7 @@ ZH = MappingProxyType({
     "data.page_line": "{n} 个条目",
     "data.source": "来源：{url}",
     "data.record": "验证记录：",
+    "data.since": "可用版本：{release} 及以上（{device}，由验证记录得出）",
     "data.record_row": "- PyTorch {release}，{device}：{state}（{row}）",
     "data.record_none": "- PyTorch {release}，{device}：{state}",
 })
@@ -131,6 +136,9 @@ EN = MappingProxyType({
     "status.needs_cuda": "GPU only",
     "status.needs_package": "{release} not run: needs {package}",
     "status.needs_gpus": "{release} not run: needs several GPUs",
+    "status.since": "works since {release}",
+    "status.since_title": "from this release on, every recorded release passed on {device}; the record goes back to {oldest}, "
+                          "older releases were not run",
     "status.device": "{cells} · {device}",
     "status.cell_sep": " · ",
     "status.device_sep": " — ",
@@ -181,6 +189,8 @@ EN = MappingProxyType({
     "compat.filter": "Type to filter, e.g. memory, view, failed",
     "compat.count": "{n} entries and {r} recipes; columns (PyTorch release and device): {c}",
     "compat.entry": "Entry",
+    "compat.since": "Works since",
+    "compat.since_title": "from this release on, every recorded release passed (CPU; CUDA for an entry that runs on a GPU only)",
     "compat.dates": "{first} to {last}",
     "compat.column_title": "{n} rows: PyTorch {torch}; Python {python}; {device}; {dates}; {sources}",
     "compat.no_cuda": "No GPU run is on record yet, so there are no CUDA columns; "
@@ -232,6 +242,7 @@ EN = MappingProxyType({
     "data.page_line": "{n} entries",
     "data.source": "Source: {url}",
     "data.record": "Verification record:",
+    "data.since": "Works since: {release} ({device}, derived from the verification record)",
     "data.record_row": "- PyTorch {release}, {device}: {state} ({row})",
     "data.record_none": "- PyTorch {release}, {device}: {state}",
 })
