@@ -185,7 +185,7 @@ def cmd_record(args) -> int:
         ran = f"; torch {', '.join(figures['torch'])}; {'; '.join(figures['devices'])}; {', '.join(figures['dates'])}" \
             if figures["torch"] else ""
         print(f"torch {release} {device}: {figures['entries']} entries: {states}{ran}")
-    problems = check(project.docs, project.snippets, record_dir, project.releases, project.lacking())
+    problems = check(project.docs, project.snippets, record_dir, project.releases, project.lacking(), project.pin)
     for problem in problems:
         print(problem)
     unrun = {release: n for (release, device), figures in summary(project.docs, project.snippets, record_dir).items()

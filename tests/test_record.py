@@ -16,8 +16,34 @@ PROJECT = repo()
 
 
 def test_the_committed_record_matches_the_pages():
-    problems = check(PROJECT.docs, PROJECT.snippets, PROJECT.record, PROJECT.releases, PROJECT.lacking())
+    problems = check(PROJECT.docs, PROJECT.snippets, PROJECT.record, PROJECT.releases, PROJECT.lacking(), PROJECT.pin)
     assert not problems, "\n" + "\n".join(map(str, problems))
+
+
+def test_a_contributor_records_the_pin_only(tmp_path):
+    """A new entry with a row for the pin alone, and a changed one whose other release's row is for
+    its old code: the record is fine, both are pending on the other release (the site says "not yet
+    run" there); without the pin rule they are problems; the pin's own row may not be missing."""
+    from cheatsheet.model.pages import parse_page
+    from cheatsheet.model.record import Record, pending
+
+    zh = write_site(tmp_path / "site", {"page": "# 测试页\n" + entry("old", "print(1)") + entry("new", "print(2)")})
+    docs, snippets, record = zh.parent, tmp_path / "site" / "snippets", tmp_path / "record"
+    page = parse_page(zh / "page.md", "zh")
+    hashes = {e.id: e.code_hash(snippets) for e in page.entries}
+
+    def row(entry_id, torch, hash=None):
+        return Row("page.md", entry_id, "passed", hash or hashes[entry_id], torch, "3.11.7", "AMD EPYC", "2026-12-01", "ci", "")
+
+    save(record, "2.14.1", "cpu", [row("old", "2.14.1"), row("new", "2.14.1")])
+    save(record, "2.13.0", "cpu", [row("old", "2.13.0", "0" * 16)])  # recorded before "old" changed
+    claimed = ("2.14.1", "2.13.0")
+    assert check(docs, snippets, record, claimed, pin="2.14.1") == []
+    assert sorted(p.code for p in check(docs, snippets, record, claimed)) == ["REC001", "REC002"]
+    verdicts = Record(record, snippets).verdicts
+    assert [pending(verdicts(e), claimed, "2.14.1") for e in page.entries] == [["2.13.0"], ["2.13.0"]]
+    save(record, "2.14.1", "cpu", [row("old", "2.14.1")])
+    assert [p.code for p in check(docs, snippets, record, claimed, pin="2.14.1")] == ["REC001"]
 
 
 

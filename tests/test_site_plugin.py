@@ -238,6 +238,13 @@ def test_status_line_shows_the_matrix_row_and_links_the_api_and_the_issue_form()
     assert text == "\n✓ 2.14.1 · ✓ 2.13.0 · CPU — CUDA：尚未在 GPU 上运行 · 2.13.0 及以上可用\n"
 
 
+def test_a_pending_release_is_said_not_yet_run_never_passed():
+    new = [_verdict("cpu", _row(**NEW), release="2.14.1"), _verdict("cpu", None)]
+    line = entry_status.status_line(new, EN, pending=["2.13.0"])
+    assert re.sub(r"<[^>]+>", "", line).strip() == "✓ 2.14.1 · CPU · not yet run on 2.13.0 · works since 2.14.1"
+    assert "✓ 2.13.0" not in line
+
+
 def test_works_since_is_derived_from_the_rows():
     """The earliest recorded release from which every later one passed; a failure on the newest
     gives none; a release whose row says nothing (needs-package, missing) neither extends nor breaks it."""

@@ -115,19 +115,22 @@ def test_a_needs_gpus_row_says_what_ran_and_is_no_problem(tmp_path):
 
 def test_resume_skips_what_the_part_vouches_for_and_check_against_compares(verify_run, tmp_path):
     """--resume reruns only what the part does not vouch for; --check-against fails on a row whose
-    result differs from the record's (cuda-only: needs-cuda here, `passed` there)."""
+    result differs from the record's (cuda-only: needs-cuda here, `passed` there), and names an entry
+    the record has no row for as pending there."""
     root, _ = verify_run
     part = tmp_path / "part"
     shutil.copytree(root / "part", part)
     record = tmp_path / "record"
     before = rows(part)
     save(record, RELEASE, "cpu", [before["passes"], Row(**{**vars(before["cuda-only"]), "result": "passed"})])
-    proc = verify(root, "passes", "cuda-only", "--out", str(part), "--resume", "--check-against", str(record))
+    proc = verify(root, "passes", "cuda-only", "fails", "--out", str(part), "--resume", "--check-against", str(record))
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "1 example run(s) skipped: --resume" in proc.stdout, proc.stdout
     assert rows(part)["passes"] == before["passes"]  # kept as it was, date and all
     assert re.search(r"cpu\.csv:3: \[cuda-only\] says passed \(\w+\); this run: needs-cuda", proc.stdout), proc.stdout
     assert "2 row(s) compared with" in proc.stdout and ": 1 differ" in proc.stdout
+    # the record has no row for `fails`: pending there, not a difference (this run's part has it)
+    assert re.search(r"\[fails\] pending \(no row\); this run: failed", proc.stdout) and "1 pending there" in proc.stdout
 
 
 def test_an_unknown_page_or_id_is_a_usage_error(verify_run):

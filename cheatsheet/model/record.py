@@ -131,6 +131,13 @@ def since(verdicts: list[Verdict], device: str) -> str | None:
     return found
 
 
+def pending(verdicts: list[Verdict], claimed: tuple[str, ...], pin: str) -> list[str]:
+    """The claimed releases other than the pin whose CPU row is missing or changed since: a release
+    leg has yet to run the entry there (the site says "not yet run on X", never passed)."""
+    return [v.release for v in verdicts if v.device == "cpu" and v.release in claimed and v.release != pin
+            and v.state in ("missing", "stale")]
+
+
 def works_since(verdicts: list[Verdict]) -> dict[str, str | None]:
     """`since` per device of the verdicts."""
     return {device: since(verdicts, device) for device in dict.fromkeys(v.device for v in verdicts)}
@@ -249,10 +256,12 @@ class Recorder:
 
 
 def check(docs: Path, snippets: Path, record_dir: Path, claimed: tuple[str, ...] = (),
-          lacking: dict[str, tuple[str, ...]] | None = None) -> list[Problem]:
+          lacking: dict[str, tuple[str, ...]] | None = None, pin: str | None = None) -> list[Problem]:
     """The committed record against the pages: every release the project claims has a current,
     passing CPU row for every entry; every row (any release, any device) vouches for the code as it
-    is now, for an entry that exists, and a CUDA row names a GPU. `lacking` (Project.lacking): per
+    is now, for an entry that exists, and a CUDA row names a GPU. With `pin`, that holds for the pin
+    alone: on the other claimed releases a row that is missing or changed since is *pending* (the
+    release legs fill it, contributors record the pin only), not a problem. `lacking` (Project.lacking): per
     release, the packages its install leaves out; a `needs-package` row naming one of them is
     what that release can say, any other is a problem."""
     lacking = lacking or {}
@@ -269,9 +278,11 @@ def check(docs: Path, snippets: Path, record_dir: Path, claimed: tuple[str, ...]
                                             f"{display(path)} has a row for `{entry_id}`, which no page defines. "
                                             "Remove the row (`python -m cheatsheet record --prune`)."))
                     continue
-                problems += _row_problems(record.verdict(entry, release, device), entry, path, line, snippets,
-                                          lacking.get(release, ()), release in claimed)
-            if device == "cpu" and release in claimed:
+                found = record.verdict(entry, release, device)
+                if found.state == "stale" and pin and release in claimed and release != pin:
+                    continue  # pending: a release leg runs it again
+                problems += _row_problems(found, entry, path, line, snippets, lacking.get(release, ()), release in claimed)
+            if device == "cpu" and release in claimed and (not pin or release == pin):
                 for entry_id, entry in known.items():
                     if entry_id not in record.lines.get((release, device), {}):
                         problems.append(Problem(entry.path, entry.line, entry_id, "REC001",

@@ -111,12 +111,16 @@ def report_url(repo_url: str, entry_url: str, entry_id: str, template: str) -> s
 
 
 def status_line(verdicts: list[Verdict], strings: Mapping[str, str],
-                api: Mapping[str, str] | None = None, report: str | None = None, copy: str | None = None) -> str:
+                api: Mapping[str, str] | None = None, report: str | None = None, copy: str | None = None,
+                pending: list[str] | None = None) -> str:
     """The `<p>` that goes right after the entry's `</h3>`. `verdicts`: one per column of the
     record (cheatsheet.model.record.Record.verdicts); `api`: its api-docs.csv row, if any;
     `report`: its report_url, if the site knows its repository; `copy`: its "copy Markdown"
-    button (cheatsheet.site.sheet_data.copy_button)."""
+    button (cheatsheet.site.sheet_data.copy_button); `pending`: the claimed releases a release leg
+    has yet to run it on (cheatsheet.model.record.pending)."""
     parts = [compact(verdicts, strings)]
+    if pending:
+        parts.append(html.escape(strings["status.pending"].format(releases=strings["list.sep"].join(pending))))
     if cell := since_text(verdicts, strings):
         parts.append(cell)
     if api:

@@ -31,7 +31,7 @@ from mkdocs.config.base import Config
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, CombinedEvent, event_priority
 
-from cheatsheet.model import api_links, rules
+from cheatsheet.model import api_links, record, rules
 from cheatsheet.model.langs import LANGS
 from cheatsheet.model.pages import Entry, Page, parse_page, site_lang
 from cheatsheet.model.record import Record, Verdict, summary
@@ -201,8 +201,10 @@ class CheatsheetPlugin(BasePlugin[CheatsheetConfig]):
                 report = entry_status.report_url(repo, where, entry.id, self.config.report_template)
             markdown = sheet_data.entry_markdown(page.file.src_uri, parsed, entry, site_url, self._verdicts(entry),
                                                  self.strings, self.project.snippets)
-            lines[entry.id] = entry_status.status_line(self._verdicts(entry), self.strings, self.api_links.get(entry.id), report,
-                                                       sheet_data.copy_button(markdown, entry.title, self.strings))
+            verdicts = self._verdicts(entry)
+            waiting = record.pending(verdicts, self.project.releases, self.project.pin) if self.project.pin else []
+            lines[entry.id] = entry_status.status_line(verdicts, self.strings, self.api_links.get(entry.id), report,
+                                                       sheet_data.copy_button(markdown, entry.title, self.strings), waiting)
         html, missing = markup.after_headings(html, lines)
         if missing:
             raise PluginError(f"{parsed.path}: entry `{sorted(missing)[0]}` has no `<h3 id=...>` heading in the rendered page")

@@ -21,6 +21,7 @@ ZH = MappingProxyType({
     "status.needs_package": "{release} 未运行：需要 {package}",
     "status.needs_gpus": "{release} 未运行：需要多块 GPU",
     "status.since": "{release} 及以上可用",
+    "status.pending": "尚未在 {releases} 上运行",
     "status.since_title": "记录中从这个版本起，之后每个版本在 {device} 上都通过；记录最早到 {oldest}，更早的版本没有运行过",
     "status.device": "{cells} · {device}",
     "status.cell_sep": " · ",
@@ -137,6 +138,7 @@ EN = MappingProxyType({
     "status.needs_package": "{release} not run: needs {package}",
     "status.needs_gpus": "{release} not run: needs several GPUs",
     "status.since": "works since {release}",
+    "status.pending": "not yet run on {releases}",
     "status.since_title": "from this release on, every recorded release passed on {device}; the record goes back to {oldest}, "
                           "older releases were not run",
     "status.device": "{cells} · {device}",

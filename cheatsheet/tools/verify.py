@@ -245,8 +245,9 @@ def _report(runs: list[Run], infos: dict[str, WorkerInfo], notes: list[str], rec
 def _compare(selected: list[tuple[str, Entry]], infos: dict[str, WorkerInfo], recorder: Recorder, against: Path,
              stdout: TextIO) -> int:
     """Each row of this run against the same entry's row in `against` (a record): the same result
-    for the same code. An entry this run has no row for (skipped here) is named, not counted."""
-    differ, unchecked, checked = [], [], 0
+    for the same code. An entry this run has no row for (skipped here) is named, not counted; one the
+    record has no row for, or a row for other code, is pending there (this run's part fills it)."""
+    differ, unchecked, pending, checked = [], [], [], 0
     for device, info in infos.items():
         release = release_of(info.torch)
         committed = load(against, release, device)
@@ -257,15 +258,19 @@ def _compare(selected: list[tuple[str, Entry]], infos: dict[str, WorkerInfo], re
                 if old is not None:
                     unchecked.append(f"{display(path)}:{line}: [{entry.id}] not compared: no row from this run on {device}")
                 continue
+            if old is None or old.hash != row.hash:  # pending there: this run is what a release leg records
+                pending.append(f"{display(path)}: [{entry.id}] pending ({'no row' if old is None else 'changed since'}); "
+                               f"this run: {row.result} ({row.hash})")
+                continue
             checked += 1
-            if old is None:
-                differ.append(f"{display(path)}: [{entry.id}] has no row; this run: {row.result} ({row.hash})")
-            elif (old.result, old.hash) != (row.result, row.hash):
+            if (old.result, old.hash) != (row.result, row.hash):
                 differ.append(f"{display(path)}:{line}: [{entry.id}] says {old.result} ({old.hash}); this run: "
                               f"{row.result} ({row.hash}){f': {row.note}' if row.note else ''}")
     print(file=stdout)
-    for line in [*unchecked, *differ]:
+    for line in [*unchecked, *pending, *differ]:
         print(line, file=stdout)
-    print(f"{checked} row(s) compared with {display(against)}: {len(differ)} differ", file=stdout)
+    print(f"{checked} row(s) compared with {display(against)}: {len(differ)} differ"
+          + (f"; {len(pending)} pending there (no row, or one for other code): this run's part has them" if pending else ""),
+          file=stdout)
     return len(differ)
 
