@@ -96,13 +96,14 @@ def _state_accessors(torch):
         ("backends", backends, ("fp32_precision",)),
         ("cuda.matmul", backends.cuda.matmul, ("fp32_precision",)),
         ("cudnn", backends.cudnn, ("fp32_precision",)),
-        ("cudnn.conv", backends.cudnn.conv, ("fp32_precision",)),
-        ("cudnn.rnn", backends.cudnn.rnn, ("fp32_precision",)),
+        # older releases (before 2.9) have neither the attribute nor these sub-modules
+        ("cudnn.conv", getattr(backends.cudnn, "conv", None), ("fp32_precision",)),
+        ("cudnn.rnn", getattr(backends.cudnn, "rnn", None), ("fp32_precision",)),
         ("mkldnn", backends.mkldnn, ("fp32_precision",)),
     ]
     for label, owner, attrs in switches:
         for attr in attrs:
-            if hasattr(owner, attr):
+            if owner is not None and hasattr(owner, attr):
                 items.append((f"{label}.{attr}", lambda o=owner, a=attr: getattr(o, a),
                               lambda v, o=owner, a=attr: setattr(o, a, v)))
     return items
