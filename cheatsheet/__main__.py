@@ -46,8 +46,14 @@ def refresh_api_docs() -> None:
         print(f"note: torch is not installed here, so {display(PROJECT.api_docs)} was not refreshed; "
               "`python -m cheatsheet fill` (or `api-docs`) refreshes it where torch is installed")
         return
-    from cheatsheet.tools.api_docs import refresh
+    import torch
 
+    from cheatsheet.tools.api_docs import pin_owns, refresh
+
+    if not pin_owns(PROJECT, torch.__version__):
+        print(f"note: torch {torch.__version__} is not the pin ({PROJECT.pin}): {display(PROJECT.api_docs)} is written "
+              "from the pin's torch only, and was left as it is")
+        return
     if refresh(PROJECT):
         print(f"{display(PROJECT.api_docs)}: refreshed (commit it with the page)")
 

@@ -358,7 +358,7 @@ def pytest_runtestloop(session):
             # worker before it stops (no torch import in this process).
             from cheatsheet.tools.api_docs import refresh
 
-            run.api_docs_changed = refresh(run.project, run.session.inspect_names)
+            run.api_docs_changed = refresh(run.project, run.session.inspect_names, run.session.worker_info("cpu").torch)
         run.session.close()
 
 

@@ -147,3 +147,17 @@ def test_translation_report_names_the_side_changed_later(tmp_path):
     en.write_text(en.read_text("utf-8").replace("all ones", "every element is 1"), "utf-8")
     [line] = stale_entries(tmp_path)
     assert "en changed later (uncommitted edits); check the zh side" in line
+
+
+def test_generated_files_are_written_from_the_pins_torch_only(tmp_path):
+    """A run on another release (a release leg, a second venv) leaves generated/ as it is; the pin's
+    torch writes it."""
+    from dataclasses import replace
+
+    from cheatsheet.tools import api_docs
+
+    project = replace(PROJECT, generated=tmp_path)
+    project.api_docs.write_text("stale\n", "utf-8")
+    assert api_docs.pin_owns(project, f"{project.pin}+cu130") and not api_docs.pin_owns(project, "2.13.0+cpu")
+    assert api_docs.refresh(project, inspect=lambda names: {}, torch_version="2.13.0+cpu") is False
+    assert project.api_docs.read_text("utf-8") == "stale\n"

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from cheatsheet.check.torch_api import CODE_LINE_ALIASES, _dotted, torch_names
 from cheatsheet.model.api_links import dump
 from cheatsheet.model.pages import LANGS, parse_page, site_files
+from cheatsheet.model.record import release_of
 
 if TYPE_CHECKING:
     from cheatsheet.project import Project
@@ -185,9 +186,18 @@ def table(docs: Path, inspect=None) -> list[dict[str, str]]:
             for entry_id, names in wanted if (name := _first(names, found))]
 
 
-def refresh(project: Project, inspect=None) -> bool:
+def pin_owns(project: Project, torch_version: str) -> bool:
+    """Generated files are written from the pin's torch only: a run on another release (a release
+    leg, a contributor's second venv) leaves them as they are."""
+    return not project.pin or release_of(torch_version) == project.pin
+
+
+def refresh(project: Project, inspect=None, torch_version: str | None = None) -> bool:
     """Rewrite the project's api-docs.csv with what the installed torch resolves (needs torch,
-    here or behind `inspect`, as in `resolve`); whether the file changed."""
+    here or behind `inspect`, as in `resolve`); whether the file changed. With `torch_version`
+    (the torch that would resolve) not the pin's, nothing is written (`pin_owns`)."""
+    if torch_version is not None and not pin_owns(project, torch_version):
+        return False
     path = project.api_docs
     fresh = dump(table(project.docs, inspect))
     if path.is_file() and path.read_text("utf-8") == fresh:
