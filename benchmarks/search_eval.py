@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import os
 import re
 import time
 from dataclasses import dataclass
@@ -144,7 +145,7 @@ def score(queries: list[Query], ranked: list[list[str]]) -> dict:
     return {"hit1": ones / n, "hit3": threes / n, "n": len(queries), "misses": misses}
 
 
-def node_ranked(site: Path, queries: list[Query]) -> dict[str, list[list[str]]]:
+def node_ranked(site: Path, queries: list[Query], rank_js: Path | None = None) -> dict[str, list[list[str]]]:
     """Per language, each query's results as the site ranks them, computed in Node over the built
     site's index (benchmarks/search_rank.js runs the site's own search-rank.js): the quick way to
     score a set; the suite's gate puts its queries to the site in Chromium."""
@@ -154,8 +155,9 @@ def node_ranked(site: Path, queries: list[Query]) -> dict[str, list[list[str]]]:
     by_lang: dict[str, list[str]] = {}
     for q in queries:
         by_lang.setdefault(q.lang, []).append(q.text)
+    env = dict(os.environ, RANK_JS=str(rank_js)) if rank_js else None  # another ranking file to compare
     done = subprocess.run(["node", str(Path(__file__).with_name("search_rank.js")), str(site)], input=json.dumps(by_lang),
-                          capture_output=True, text=True, check=True)
+                          capture_output=True, text=True, check=True, env=env)
     return json.loads(done.stdout)
 
 
@@ -216,9 +218,7 @@ def compare_engines(site: Path, rank_js: Path | None = None) -> None:
     variants), with each index's build time in Node and exported size. `rank_js`: the search-rank.js
     both run (by default the copy built into `site`, which matches its index files)."""
     import json
-    import os
     import subprocess
-    from unittest import mock
 
     queries = [q for q in load(BLIND, "held-out") if q.answered]
     by_lang: dict[str, list[str]] = {}
@@ -229,16 +229,16 @@ def compare_engines(site: Path, rank_js: Path | None = None) -> None:
         if not rank_js.exists():
             rank_js = Path(__file__).parents[1] / "overrides" / "assets" / "javascripts" / "search-rank.js"
     rank_js = rank_js.resolve()
-    with mock.patch.dict(os.environ, {"RANK_JS": str(rank_js)}):
-        ranked = {"minisearch": node_ranked(site, queries)}
-        stats = {}
-        for engine in ENGINES:
-            done = subprocess.run(["node", str(Path(__file__).with_name("search_compare.js")), str(site), engine],
-                                  input=json.dumps(by_lang), capture_output=True, text=True, check=True)
-            if engine == "minisearch":
-                assert json.loads(done.stdout) == ranked[engine], "search_compare.js minisearch differs from node_ranked"
-            ranked[engine] = json.loads(done.stdout)
-            stats.update({(engine, s["lang"]): s for s in map(json.loads, done.stderr.splitlines())})
+    ranked = {"minisearch": node_ranked(site, queries, rank_js)}
+    stats = {}
+    for engine in ENGINES:
+        done = subprocess.run(["node", str(Path(__file__).with_name("search_compare.js")), str(site), engine],
+                              input=json.dumps(by_lang), capture_output=True, text=True, check=True,
+                              env=dict(os.environ, RANK_JS=str(rank_js)))
+        if engine == "minisearch":
+            assert json.loads(done.stdout) == ranked[engine], "search_compare.js minisearch differs from node_ranked"
+        ranked[engine] = json.loads(done.stdout)
+        stats.update({(engine, s["lang"]): s for s in map(json.loads, done.stderr.splitlines())})
     digest = hashlib.sha256(rank_js.read_bytes()).hexdigest()[:12]
     print(f"held-out half, answered queries; ranking {rank_js} (sha256 {digest}); site {site}")
     print("lang  engine       hit@1  hit@3    n  build ms (first / median)  export KB")

@@ -28,7 +28,7 @@ from cheatsheet.model.langs import LABELS
 from cheatsheet.model.pages import Entry, Page
 from cheatsheet.model.record import Verdict, works_since
 from cheatsheet.project import REPO
-from cheatsheet.site.entry_status import row_title
+from cheatsheet.site.entry_status import entry_since, row_title
 
 LLMS = "llms.txt"
 FULL = "llms-full.txt"
@@ -122,9 +122,8 @@ def entry_markdown(src_uri: str, page: Page, entry: Entry, site_url: str | None,
     parts = [absolute_links(part, src_uri, site_url) for part in parts]
     parts.append(strings["data.source"].format(url=entry_address(site_url, src_uri, page, entry)))
     parts.append("\n".join([strings["data.record"], *record_lines(verdicts, strings)]))
-    found = {device: release for device, release in works_since(verdicts).items() if release}
-    if found:
-        device, release = next(iter(found.items()))
+    device, release = entry_since(verdicts)  # as the status line says it
+    if release:
         parts.append(strings["data.since"].format(release=release, device=strings[f"device.{device}"]))
     return "\n\n".join(parts) + "\n"
 

@@ -40,10 +40,10 @@
   // Question words, particles and the small talk around a question carry no topic: taken out of
   // the query (not the index), longest first, unless nothing else is left. A single character
   // goes only where it cannot be half of a word of the sheet's (了 but not 对, which is in 对齐).
-  var FILLER = new RegExp(("怎么解决|如何解决|解决方法|解决办法|有没有办法|有什么办法|有没有|是什么意思|是怎么回事|怎么回事|" +
+  var FILLER = new RegExp("怎么解决|如何解决|解决方法|解决办法|有没有办法|有什么办法|有没有|是什么意思|是怎么回事|怎么回事|" +
     "报错了|报错|出现了|出现|求助|求问|求教|请教|请问|大佬们|大佬|各位|谢谢|这个错误|这个问题|问题|" +
     "咋回事|咋整|咋办|怎么办|怎么样|怎样|怎么|如何|为什么|为何|为啥|是什么|什么|干什么|干嘛|干啥|啥|咋|" +
-    "哪些|哪个|能不能|可不可以|是不是|是否|可以|一下|的话|呀|么|呢|吧|啊|嘛|哦|吗|的|了").split("|").join("|"), "g");
+    "哪些|哪个|能不能|可不可以|是不是|是否|可以|一下|的话|呀|么|呢|吧|啊|嘛|哦|吗|的|了", "g");
   // What a question is about rarely hides in these: a match on them alone counts little.
   var GENERIC = ("函数 方法 用法 使用 作用 区别 问题 时候 时间 一个 这个 那个 我们 自己 里面 之后 之前 代码 程序 运行 " +
     "结果 情况 出现 发现 进行 需要 已经 怎么 如何 pytorch torch 训练 模型 model").split(" ");
