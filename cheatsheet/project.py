@@ -9,6 +9,7 @@ read this one object; `[tool.cheatsheet]` in the project's pyproject.toml may ch
     generated = "generated"      # committed files the tools write (api-docs.csv)
     releases = ["2.14.1", "2.13.0"]  # the torch releases the project claims: each has a full record
     paired = ["torchvision"]     # pinned for the pin's torch only: another release is installed without them
+    legs = { "2.15.0" = ["torchvision==0.29.2"] }  # the other releases the record holds, and what goes beside their torch
     timeout = 120                # seconds a Python example may run
     shell-timeout = 600          # seconds a shell example may run
 """
@@ -36,6 +37,7 @@ class Project:
     shell_timeout: float = 600.0
     releases: tuple[str, ...] = ()
     paired: tuple[str, ...] = ()
+    legs: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (release, packages installed beside its torch)
 
     @property
     def pin(self) -> str:
@@ -48,7 +50,9 @@ class Project:
     def lacking(self) -> dict[str, tuple[str, ...]]:
         """Per claimed release, the packages its install leaves out (`paired`, for every release but the
         pin): an example importing one is recorded `needs-package` there, not run."""
-        return {release: self.paired for release in self.releases if release != self.pin}
+        beside = {release: {pin.split("==")[0] for pin in packages} for release, packages in self.legs}
+        return {release: tuple(p for p in self.paired if p not in beside.get(release, ()))
+                for release in self.releases if release != self.pin}
 
     @property
     def api_docs(self) -> Path:
@@ -63,7 +67,7 @@ class Project:
         raw = tomllib.loads(pyproject.read_text("utf-8")) if pyproject.is_file() else {}
         settings = raw.get("tool", {}).get("cheatsheet", {})
         unknown = set(settings) - {"docs", "snippets", "record", "generated", "timeout", "shell-timeout", "releases",
-                                  "paired"}
+                                  "paired", "legs"}
         if unknown:
             raise ValueError(f"{pyproject}: unknown [tool.cheatsheet] setting(s) {sorted(unknown)}")
         return cls(
@@ -76,6 +80,7 @@ class Project:
             shell_timeout=float(settings.get("shell-timeout", 600)),
             releases=tuple(settings.get("releases", ())),
             paired=tuple(settings.get("paired", ())),
+            legs=tuple((release, tuple(beside)) for release, beside in settings.get("legs", {}).items()),
         )
 
     def with_docs(self, docs: Path) -> Project:

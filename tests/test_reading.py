@@ -469,3 +469,41 @@ def test_entry_chrome_and_page_table_in_the_browser(browser_page):
     assert re.match(r"✓ \d+\.\d+\S* · ", chrome.inner_text()), chrome.inner_text()
     assert chrome.locator("a", has_text="API docs").get_attribute("href").endswith("/generated/torch.cuda.empty_cache.html")
     assert "template=wrong-entry.yml" in chrome.locator("a", has_text="Report a problem").get_attribute("href")
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_compatibility_page_answers_i_am_on_this_release(browser_page, lang):
+    """Pick a release: only its columns stay; "failed there" keeps exactly the rows with a failed
+    cell in them, and the summary counts what the rows say."""
+    import csv
+
+    page, base, _ = browser_page
+    page.goto(base + LANGS[lang] + "compatibility/")
+    block = ".compat-matrix"
+    total = page.locator(f"{block} tbody tr").count()
+    # an old release on record with failures whose cause is on record (its rows' first lines)
+    release = "2.10.0"
+    with open(PROJECT.record / release / "cpu.csv", encoding="utf-8", newline="") as f:
+        failed = {row["entry"] for row in csv.DictReader(f) if row["result"] == "failed"}
+    assert failed
+    page.select_option(".compat-release", release)
+    visible_heads = page.eval_on_selector_all(f"{block} thead th[data-release]:not([hidden])",
+                                              "ths => ths.map(t => t.dataset.release)")
+    assert visible_heads and set(visible_heads) == {release}
+    page.select_option(".compat-show", "fails")
+    rows = page.locator(f"{block} tbody tr:not([hidden])")
+    shown = rows.count()
+    assert 0 < shown <= len(failed)
+    assert rows.evaluate_all("rs => rs.every(r => r.querySelector('td.compat-failed:not([hidden])'))")
+    summary = page.inner_text(".compat-release-summary")
+    assert release in summary and f"{shown}" in summary
+    page.select_option(".compat-show", "works")
+    works = page.locator(f"{block} tbody tr:not([hidden])").count()
+    page.select_option(".compat-show", "nopass")
+    nopass = page.locator(f"{block} tbody tr:not([hidden])").count()
+    assert works + nopass == total and works > shown
+    # back to every release: every column and row again
+    page.select_option(".compat-release", "")
+    assert page.locator(f"{block} tbody tr:not([hidden])").count() == total
+    assert page.locator(f"{block} thead th[data-release][hidden]").count() == 0
+    assert page.is_disabled(".compat-show")

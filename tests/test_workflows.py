@@ -184,18 +184,22 @@ def test_read_only_token_and_timeouts(path):
                     f"job {name}: checkout without persist-credentials: false")
 
 
-# The jobs that may write, and what: none of them checks out or runs the repository's code.
-WRITERS = {("docs.yml", "deploy"): {"pages", "id-token"}, ("watch.yml", "issue"): {"issues"}}
+# The jobs that may write, and what: none of them runs the repository's code, and only the one
+# that proposes a branch checks it out (its files are what it commits, never what it runs).
+WRITERS = {("docs.yml", "deploy"): {"pages", "id-token"}, ("watch.yml", "issue"): {"issues"},
+           ("releases.yml", "pull-request"): {"contents", "pull-requests"}}
+CHECKS_OUT = {("releases.yml", "pull-request")}
 
 
-def test_only_the_deploy_and_watch_issue_jobs_can_write():
+def test_only_the_deploy_watch_issue_and_release_pull_request_jobs_can_write():
     for path in WORKFLOWS:
         for name, job in _load(path)["jobs"].items():
             writes = {k for k, v in (job.get("permissions") or {}).items() if v == "write"}
             assert writes == WRITERS.get((path.name, name), set()), f"{path.name} job {name} asks for write access: {writes}"
             if writes:
                 steps = job.get("steps", [])
-                assert not [s for s in steps if "checkout" in str(s.get("uses", ""))], f"{path.name} job {name} checks out"
+                checkouts = [s for s in steps if "checkout" in str(s.get("uses", ""))]
+                assert not checkouts or (path.name, name) in CHECKS_OUT, f"{path.name} job {name} checks out"
                 assert not [s for s in steps if re.search(r"\.ci/|\.venv|python", s.get("run", ""))], name
 
 
@@ -307,3 +311,27 @@ def test_self_hosted_jobs_wait_for_an_approved_environment():
             if "self-hosted" in str(job.get("runs-on")):
                 assert job.get("environment"), (f"{path.name} job {name} runs on the self-hosted runner "
                                                 "without an environment (required reviewers)")
+
+
+def test_the_release_legs_are_every_other_release_on_record_one_job_each():
+    """One job per release the record holds besides the pin (its matrix is .ci/legs' output), the
+    parts merged over the committed record, one pull request proposing the rows."""
+    import json
+
+    from cheatsheet.project import repo
+
+    project = repo()
+    legs = json.loads(subprocess.run([str(ROOT / ".ci" / "legs")], capture_output=True, text=True, check=True).stdout)
+    on_record = {p.name for p in project.record.iterdir() if p.is_dir()}
+    assert {leg["torch"] for leg in legs} == on_record - {project.pin}
+    assert set(project.releases) - {project.pin} <= {leg["torch"] for leg in legs}
+    wf = _load(GITHUB / "workflows" / "releases.yml")
+    jobs = wf["jobs"]
+    assert jobs["leg"]["strategy"]["matrix"]["include"] == "${{ fromJSON(needs.plan.outputs.legs) }}"
+    assert ".ci/legs" in " ".join(script for job, script in _runs(GITHUB / "workflows" / "releases.yml") if job == "plan")
+    assert jobs["leg"]["env"]["TORCH_VERSION"] == "${{ matrix.torch }}"
+    assert "legs" in (ROOT / ".ci" / "setup").read_text("utf-8"), ".ci/setup installs what a leg puts beside its torch"
+    merge = " ".join(script for job, script in _runs(GITHUB / "workflows" / "releases.yml") if job == "merge")
+    assert "cp -R verification merged" in merge and "record --dir merged --merge parts/*" in merge
+    assert any("peter-evans/create-pull-request@" in str(step.get("uses")) for step in jobs["pull-request"]["steps"])
+    assert set(wf["on"]) == {"schedule", "workflow_dispatch"}, "the legs run on the default branch, never on a fork's code"

@@ -124,7 +124,19 @@ def matrix(pages: list[tuple[str, Page]], verdicts: Mapping[str, list[Verdict]],
     box = (f'<input type="search" class="idiom-filter" placeholder="{strings["compat.filter"]}" '
            f'aria-label="{strings["compat.filter"]}">')
     return ('<div class="compat-matrix" data-search-exclude>\n' + "\n".join(notes) + f"\n{legend(strings)}\n{box}\n"
-            + "\n".join(groups) + "\n</div>")
+            + release_filter(cols, strings) + "\n" + "\n".join(groups) + "\n</div>")
+
+
+def release_filter(cols: list[tuple[str, str]], strings: Mapping[str, str]) -> str:
+    """"I am on 2.8: what works there?": a release to keep the columns of, and which of its entries
+    to show (overrides/assets/javascripts/cheatsheet.js reads the cells' compat- classes)."""
+    releases = "".join(f'<option value="{html.escape(r)}">{html.escape(r)}</option>' for r in dict.fromkeys(r for r, _ in cols))
+    shown = "".join(f'<option value="{key}">{strings[f"compat.show_{key}"]}</option>'
+                    for key in ("all", "works", "fails", "nopass"))
+    return (f'<p class="compat-release-filter"><label>{strings["compat.release"]} <select class="compat-release">'
+            f'<option value="">{strings["compat.all_releases"]}</option>{releases}</select></label> '
+            f'<label>{strings["compat.show"]} <select class="compat-show" disabled>{shown}</select></label></p>\n'
+            f'<p class="compat-release-summary" aria-live="polite" data-template="{html.escape(strings["compat.summary"])}"></p>')
 
 
 def _group(heading: str, table: str) -> str:

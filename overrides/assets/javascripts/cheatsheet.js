@@ -48,18 +48,47 @@
   document$.subscribe(function () {
     var box = document.querySelector(".idiom-filter");
     if (!box) return;
-    box.addEventListener("input", function () {
+    // The compatibility page also picks a release: only its columns stay, and the rows whose cells
+    // there say what the second list asks for (passed, failed, or no pass).
+    var release = box.parentElement.querySelector(".compat-release");
+    var show = box.parentElement.querySelector(".compat-show");
+    var summary = box.parentElement.querySelector(".compat-release-summary");
+    function verdict(cells) {
+      if (cells.some(function (c) { return c.classList.contains("compat-passed"); })) return "works";
+      return cells.some(function (c) { return c.classList.contains("compat-failed"); }) ? "fails" : "other";
+    }
+    function update() {
       var words = box.value.toLowerCase().split(/\s+/).filter(Boolean);
+      var chosen = release ? release.value : "", wanted = show && chosen ? show.value : "all";
+      var counts = { works: 0, fails: 0, other: 0 };
+      if (show) show.disabled = !chosen;
       box.parentElement.querySelectorAll(".idiom-group").forEach(function (group) {
+        // which columns belong to the chosen release (the entry and "since" columns always stay)
+        var keep = [].map.call(group.querySelectorAll("thead th"), function (th) {
+          return !chosen || !th.dataset.release || th.dataset.release === chosen;
+        });
+        group.querySelectorAll("tr").forEach(function (row) {
+          [].forEach.call(row.children, function (cell, i) { cell.hidden = !keep[i]; });
+        });
         var shown = 0;
         group.querySelectorAll("tbody tr").forEach(function (row) {
           var text = row.textContent.toLowerCase();
-          row.hidden = !words.every(function (word) { return text.indexOf(word) >= 0; });
+          var cells = [].filter.call(row.children, function (cell, i) { return chosen && keep[i] && cell.tagName === "TD" && !cell.classList.contains("since-cell"); });
+          var state = chosen ? verdict(cells) : "";
+          if (chosen) counts[state]++;
+          row.hidden = !words.every(function (word) { return text.indexOf(word) >= 0; }) ||
+            (wanted === "works" && state !== "works") || (wanted === "fails" && state !== "fails") ||
+            (wanted === "nopass" && state === "works");
           shown += row.hidden ? 0 : 1;
         });
         group.hidden = shown === 0;
       });
-    });
+      if (summary) summary.textContent = !chosen ? "" : summary.dataset.template.replace("{release}", chosen)
+        .replace("{works}", counts.works).replace("{fails}", counts.fails).replace("{other}", counts.other);
+    }
+    box.addEventListener("input", update);
+    if (release) release.addEventListener("change", update);
+    if (show) show.addEventListener("change", update);
   });
 
   // "Copy Markdown" beside an entry's status line copies the entry as llms-full.txt gives it (the
