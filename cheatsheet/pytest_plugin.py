@@ -146,7 +146,7 @@ class Run:
         for entry, fence, runs in self.updates.values():
             name = entry.example_name(fence)
             try:
-                code = expected_code(fence, runs)
+                code = expected_code(fence, runs, self.session.worker_info("cpu").torch)
             except Unplaceable as e:
                 changed.append(f"{display(fence.path)}:{fence.line}: [{name}] not updated: {e}")
                 continue
@@ -154,7 +154,7 @@ class Run:
                 edits.replace_fence(fence, code, f"the output lines of [{name}]")
             en_fence = self.english(entry, fence)
             if en_fence is not None:
-                en_code = expected_code(en_fence, runs)
+                en_code = expected_code(en_fence, runs, self.session.worker_info("cpu").torch)
                 if en_code != en_fence.code:
                     edits.replace_fence(en_fence, en_code, f"the output lines of [{name}]")
             else:
@@ -257,7 +257,7 @@ class ExampleItem(pytest.Item):
             info = run.session.worker_info("cuda")
             if not info.cuda_available:
                 pytest.skip(f"[{self.entry.label}] CUDA run not possible here: torch {info.torch} sees no CUDA device")
-        found = judge(self.entry, self.fence, self.device, run.submit(self))
+        found = judge(self.entry, self.fence, self.device, run.submit(self), run.session.worker_info(self.device).torch)
         self.note = found.note
         if found.result is not None and found.result.skip:
             self.missing = found.result.missing
@@ -279,7 +279,8 @@ class ExampleItem(pytest.Item):
         """With --update-output: the Chinese page is right, but the English one lacks the lines."""
         en_fence = run.english(self.entry, self.fence)
         try:
-            return en_fence is not None and en_fence.code != expected_code(en_fence, {self.device: outputs})
+            return en_fence is not None and en_fence.code != expected_code(
+                en_fence, {self.device: outputs}, run.session.worker_info(self.device).torch)
         except Unplaceable:
             return False
 

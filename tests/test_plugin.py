@@ -5,11 +5,14 @@ import csv
 import json
 import re
 import shutil
+from pathlib import Path
 
 import pytest
 from conftest import TORCH, early, outcome, run_pytest, write_site
 from probe_pages import ABSENT, entry
 
+from cheatsheet.check.outputs import Unplaceable, expected_code, mismatch
+from cheatsheet.model.pages import Fence
 from cheatsheet.model.record import check as check_record
 from cheatsheet.model.record import release_of
 
@@ -312,3 +315,50 @@ def test_entry_option_selects_by_exact_id(inner):
     write_site(inner.path, {"page": "# 测试页\n" + entry("cuda", "print(1)\n#> 1") + entry("cuda-memory", "print(2)\n#> 2")})
     selected = collected(inner.runpytest_inprocess("--collect-only", "-q", "--entry", "cuda"))
     assert selected == {f"docs/zh/page.md::cuda[{kind}]" for kind in ("entry", "cpu", "cuda")}
+
+
+# --- output lines written per release --------------------------------------------------------
+
+def _fence(code: str) -> Fence:
+    return Fence(Path("page.md"), 10, "python", frozenset(), {}, code, "example")
+
+
+PER_RELEASE = ('print("a")\n#> a\n'
+               'raise_it()\n#torch>=2.13> RuntimeError: new wording\n#torch<2.13> RuntimeError: old wording\n')
+
+
+def _printed(*texts: str) -> tuple[tuple[int, str], ...]:
+    # what each statement printed, keyed by the file line where it ends (fence line 10: code from 11)
+    return tuple((line, text) for line, text in zip((11, 13), texts))
+
+
+@pytest.mark.parametrize("release,printed", [("2.14.1+cu130", "RuntimeError: new wording\n"),
+                                             ("2.13.0", "RuntimeError: new wording\n"),
+                                             ("2.12.1+cu130", "RuntimeError: old wording\n")])
+def test_a_release_checks_only_its_own_per_release_lines(release, printed):
+    fence = _fence(PER_RELEASE)
+    assert expected_code(fence, {"cpu": _printed("a\n", printed)}, release) == fence.code
+    assert fence.expected_output("cpu", release) == ["a", printed.strip()]
+    assert fence.expected_output("cpu") == ["a", "RuntimeError: new wording", "RuntimeError: old wording"]
+
+
+def test_a_changed_message_on_one_release_keeps_the_other_releases_lines():
+    fence = _fence(PER_RELEASE)
+    code = expected_code(fence, {"cpu": _printed("a\n", "RuntimeError: newer wording\n")}, "2.15.0")
+    assert code == ('print("a")\n#> a\nraise_it()\n#torch<2.13> RuntimeError: old wording\n'
+                    '#torch>=2.13> RuntimeError: newer wording\n')
+    assert mismatch(fence, code) is not None
+
+
+def test_per_release_lines_must_agree_across_devices():
+    fence = _fence(PER_RELEASE)
+    with pytest.raises(Unplaceable, match="per release"):
+        expected_code(fence, {"cpu": _printed("a\n", "RuntimeError: new wording\n"),
+                              "cuda": _printed("a\n", "RuntimeError: cuda wording\n")}, "2.14.1")
+
+
+def test_per_release_lines_are_shown_as_output_on_the_site():
+    from cheatsheet.site.output_lines import mark
+
+    html = '<span class="c1">#torch&lt;2.13&gt; RuntimeError: old wording</span>\n'
+    assert mark(html).startswith('<span class="output-line">')

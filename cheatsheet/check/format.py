@@ -3,12 +3,13 @@ examples; each code fence goes to the static code checks (cheatsheet/check/code.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from cheatsheet.check import code
 from cheatsheet.check.findings import Findings, problem
 from cheatsheet.check.torch_api import CODE_LINE_ALIASES
-from cheatsheet.model.pages import FENCE_ATTRS, FENCE_OPTIONS, ID_FORMAT, LABELS, REQUIRED_FIELDS, Entry, Page
+from cheatsheet.model.pages import FENCE_ATTRS, FENCE_OPTIONS, ID_FORMAT, LABELS, OUTPUT_LINE, REQUIRED_FIELDS, Entry, Page
 from cheatsheet.model.rules import Problem
 
 PLACEHOLDER = "TODO"
@@ -53,6 +54,13 @@ def placeholders(page: Page) -> list[Problem]:
     return found
 
 
+# A comment written as an output line's marker: `#` and a word, maybe a condition, then `>`.
+OUTPUT_LIKE = re.compile(r"^\s*#[a-z]+[<>=!.\d]*>")
+
+# What Python-Markdown reads inside a heading even within an attribute's quotes.
+SEARCH_WORDS_MARKDOWN = re.compile(r"[<>*\[\]`]|__\w+__")
+
+
 def entry_findings(page: Page, entry: Entry, snippets: Path) -> Findings:
     labels = LABELS[page.lang]
     found = Findings()
@@ -68,6 +76,11 @@ def entry_findings(page: Page, entry: Entry, snippets: Path) -> Findings:
         if old_page and not (page.path.parent / old_page).is_file():
             add(entry.line, "ENTRY014", f"alias `{alias}` names a page that does not exist. "
                                         "Write `page.md#old-id` for the page the merged entry was on.")
+    markdown = sorted(set(SEARCH_WORDS_MARKDOWN.findall(entry.search_words)))
+    if markdown:
+        add(entry.line, "ENTRY015", f"the search words hold {' '.join(markdown)}, which Markdown reads inside a heading, so the "
+                                    "heading would not render. Leave them out: search ignores them, e.g. `Can't pickle "
+                                    "function lambda`, `if name == main`.")
     for entry_id in filter(None, [entry.id, *entry.alias_ids]):
         if not ID_FORMAT.match(entry_id):
             add(entry.line, "ENTRY002", f"id `{entry_id}` must be lowercase words joined by hyphens, e.g. `cuda-empty-cache`.")
@@ -90,6 +103,12 @@ def entry_findings(page: Page, entry: Entry, snippets: Path) -> Findings:
     for fence in entry.with_role("idle"):
         add(fence.line, "ENTRY011", f"a ```{fence.lang or '(no language)'} fence after the example marker would run nowhere. "
                                     "Examples are ```python or ```bash fences; printed output goes into `#>` lines inside them.")
+    for fence in entry.examples:
+        for number, line in enumerate(fence.code.splitlines(), start=fence.line + 1):
+            if OUTPUT_LIKE.match(line) and not OUTPUT_LINE.match(line):
+                add(number, "ENTRY016", f"`{line.strip().split('>')[0]}>` is not an output line, so nothing checks what "
+                                        "follows it. Write `#>` (every device and release), `#cpu>` / `#cuda>` (one "
+                                        "device) or `#torch<X.Y>` / `#torch>=X.Y>` (the releases before / from X.Y).")
     shell_words = "\n".join(f.code for f in entry.examples if f.lang == "bash").split()
     for fence in entry.with_role("include"):
         if fence.include not in shell_words and not any(word.endswith("/" + fence.include) for word in shell_words):

@@ -37,8 +37,27 @@ RUNNABLE_LANGS = ("python", "bash")
 FENCE_OPTIONS = {"requires-cuda", "uses-deprecated"}
 FENCE_ATTRS = {"title"}
 
-# Output lines: `#>` on every device, `#cpu>` / `#cuda>` only on that one.
-OUTPUT_LINE = re.compile(r"^\s*#(cpu|cuda)?>(?: (.*)|$)")
+# Output lines: `#>` on every device, `#cpu>` / `#cuda>` only on that one; `#torch<2.13>` and
+# `#torch>=2.13>` only on the torch releases before / from that one, where the output really
+# differs between releases (a message reworded). Groups: device, op, release, text.
+OUTPUT_LINE = re.compile(r"^\s*#(?:(cpu|cuda)|torch(<|>=)(\d+(?:\.\d+){1,2}))?>(?: (.*)|$)")
+
+
+def _release_key(release: str) -> tuple[int, ...]:
+    """2.13 -> (2, 13, 0); 2.14.1+cu130 -> (2, 14, 1): releases compared as numbers."""
+    numbers = [int(part) for part in re.findall(r"\d+", release.split("+")[0])[:3]]
+    return tuple(numbers + [0] * (3 - len(numbers)))
+
+
+def output_applies(m: re.Match, device: str | None, release: str | None) -> bool:
+    """Whether an OUTPUT_LINE match is shown by a run on `device` with torch `release`; None
+    stands for any (so every per-release line counts, e.g. for search)."""
+    if m.group(1) and device is not None and m.group(1) != device:
+        return False
+    if m.group(2) and release is not None:
+        since = _release_key(release) >= _release_key(m.group(3))
+        return since if m.group(2) == ">=" else not since
+    return True
 INCLUDE = re.compile(r'^\s*-{1,2}8<-{1,2}\s+"([^"]+)"\s*$')
 # `{ #id }`, or `{ #id data-aliases="old-id other-id" }` for an entry that took over others' ids
 HEADING_ID = re.compile(r"\{\s*#([^\s}]+)((?:\s+[\w-]+=\"[^\"]*\")*)\s*\}\s*$")
@@ -74,13 +93,14 @@ class Fence:
     def has_output(self) -> bool:
         return any(OUTPUT_LINE.match(line) for line in self.code.splitlines())
 
-    def expected_output(self, device: str) -> list[str]:
-        """The output lines that apply to a run on `device`."""
+    def expected_output(self, device: str, release: str | None = None) -> list[str]:
+        """The output lines that apply to a run on `device` with torch `release` (None: every
+        release's lines)."""
         lines = []
         for line in self.code.splitlines():
             m = OUTPUT_LINE.match(line)
-            if m and m.group(1) in (None, device):
-                lines.append(m.group(2) or "")
+            if m and output_applies(m, device, release):
+                lines.append(m.group(4) or "")
         return lines
 
     @property

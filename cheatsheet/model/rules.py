@@ -57,6 +57,12 @@ RULES: dict[str, Rule] = {
                      "不属于任何条目的代码块里有输出行，没有测试会核对它们"),
     "ENTRY014": Rule("check", "An alias `page.md#old-id` names a page that does not exist",
                      "别名 `page.md#old-id` 指向的页面不存在"),
+    "ENTRY015": Rule("check", "The search words (`data-search`) hold Markdown characters (`<`, `>`, `*`, `[`, `]`, backticks, "
+                              "`__name__`): the heading would not render",
+                     "搜索词（`data-search`）里有 Markdown 字符（`<`、`>`、`*`、`[`、`]`、反引号、`__name__`），标题会无法渲染"),
+    "ENTRY016": Rule("check", "A comment that looks like an output line but is not one (`#gpu>`, `#torch<=2.12>`): nothing "
+                              "checks it",
+                     "看起来像输出行、其实不是的注释（`#gpu>`、`#torch<=2.12>`），没有测试会核对它"),
     "PAIR001": Rule("check", "The page exists in one language only: add it at the same path in the other",
                     "页面只有一种语言的版本：在另一种语言的同一路径下补上"),
     "PAIR002": Rule("check", "An entry is missing from the other language: add it there with the same id",

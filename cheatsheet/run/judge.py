@@ -35,8 +35,9 @@ class Judgement:
         return f"{self.problem.code} {telling}"[:300]
 
 
-def judge(entry: Entry, fence: Fence, device: str, future: Future) -> Judgement:
-    """Wait for the run and judge it: a skip, a pass, or the one problem it has."""
+def judge(entry: Entry, fence: Fence, device: str, future: Future, release: str | None = None) -> Judgement:
+    """Wait for the run and judge it: a skip, a pass, or the one problem it has. `release`: the
+    torch that ran it (its `#torch<...>` / `#torch>=...>` lines are the ones that apply)."""
 
     def problem(code: str, message: str, line: int | None = None) -> Problem:
         # `or 1`: a recipe's fence is its whole file: line 0
@@ -56,7 +57,7 @@ def judge(entry: Entry, fence: Fence, device: str, future: Future) -> Judgement:
         return Judgement(result, problem("RUN002", f"example on {device} failed:\n{result.error.rstrip()}"
                                          + (f"\n--- printed before the error\n{shown}" if shown else "") + stderr))
     try:
-        found = mismatch(fence, expected_code(fence, {device: result.outputs}))
+        found = mismatch(fence, expected_code(fence, {device: result.outputs}, release))
     except Unplaceable as e:
         return Judgement(result, problem("RUN001", f"the output lines on {device} cannot be checked: {e}."))
     if found is None:

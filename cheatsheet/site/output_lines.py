@@ -1,4 +1,4 @@
-"""The output lines of highlighted code (`#>`, `#cpu>`, `#cuda>`), marked so that the stylesheet
+"""The output lines of highlighted code (`#>`, `#cpu>`, `#cuda>`, `#torch<2.13>`), marked so that the stylesheet
 shows them as output and the copy button leaves them out (the copied code still runs: they are
 comments)."""
 
@@ -7,7 +7,8 @@ from __future__ import annotations
 import re
 
 # One whole output line as Pygments renders it: optional indentation, the comment, the newline.
-OUTPUT_LINE = re.compile(r'((?:<span class="w">[ \t]*</span>)?<span class="c1">#(?:cpu|cuda)?&gt;[^<]*</span>\n?)')
+MARKER = r"#(?:cpu|cuda|torch(?:&lt;|&gt;=)[0-9.]+)?&gt;"
+OUTPUT_LINE = re.compile(r'((?:<span class="w">[ \t]*</span>)?<span class="c1">' + MARKER + r'[^<]*</span>\n?)')
 
 
 def mark(html: str) -> str:

@@ -170,7 +170,8 @@ class CheatsheetPlugin(BasePlugin[CheatsheetConfig]):
         site, site_url = Path(config.site_dir), (config.site_url or "").rstrip("/")
         for src_uri, page in self.pages.items():
             if notebooks.is_topic(page):
-                book = notebooks.topic_notebook(page, f"{site_url}/{self.urls[src_uri]}", self.project.snippets)
+                book = notebooks.topic_notebook(page, f"{site_url}/{self.urls[src_uri]}", self.project.snippets,
+                                                self.project.pin)
                 nbformat.write(book, site / notebooks.notebook_path(src_uri))
             elif recipes.is_recipe(src_uri):
                 recipes.write_notebook(page.path, site / notebooks.notebook_path(src_uri))

@@ -169,7 +169,7 @@ def verify(project: Project, names: list[str], device: str | None = None, out: P
         progress = Progress(len(futures), stderr)
         for future in as_completed(futures):
             run = futures[future]
-            found = judge(run.entry, run.fence, run.device, future)
+            found = judge(run.entry, run.fence, run.device, future, infos[run.device].torch)
             run.problem, run.note = found.problem, found.note
             if found.result is not None and found.result.skip:
                 run.outcome = ("needs-package" if found.result.missing else "needs-gpus" if found.result.gpus else "skipped")
