@@ -157,7 +157,7 @@ def test_the_index_has_each_entry_once_with_its_code_line_and_fields(site, lang,
             [doc] = [d for d in entries if d["u"].endswith(f"/#{entry.id}")]
             assert doc["t"] == entry.title and doc["c"] == entry.code_line.code.strip(), entry.id
             assert doc["x"] and "`" not in doc["x"] and not any(label in doc["x"] for label in LABELS[lang].values()), doc["x"]
-            assert doc.get("w", "") == entry.search_words
+            assert doc.get("w", "") == search_index.once_each(entry.search_words)  # each word once
             assert (lang == "zh") == ("a" in doc), "the Chinese site's documents carry the English title"
             front = re.match(r"---\n(.*?)\n---\n", page.text, re.S)  # the page's `search: boost:`, as Material reads it
             boost = re.search(r"^  boost: ([\d.]+)$", front.group(1), re.M) if front else None
@@ -345,3 +345,9 @@ def test_search_and_the_page_script_work_on_the_404_page(browser_page):
     first = page.locator(".cheatsheet-search .md-search-result__item a").first
     first.wait_for()
     assert first.get_attribute("href").startswith(base + "gpu-memory/") and not errors, errors
+
+
+def test_search_words_count_each_word_once():
+    """The search words list the ways readers ask; a word they share counts once, not per way."""
+    assert search_index.once_each("GPU memory | free GPU memory | Memory leak") == "GPU memory free leak"
+    assert search_index.once_each("显存 爆了 | 显存 不够") == "显存 爆了 不够"

@@ -115,6 +115,17 @@ def plain(markdown: str) -> str:
     return markdown.strip()
 
 
+def once_each(search_words: str) -> str:
+    """The search words with each word once: they are a list of the ways readers ask (`|` between
+    them), whose shared words (memory, 显存) would otherwise count as often as they recur."""
+    seen, kept = set(), []
+    for word in search_words.replace("|", " ").split():
+        if word.lower() not in seen:
+            seen.add(word.lower())
+            kept.append(word)
+    return " ".join(kept)
+
+
 def entry_text(page: Page, entry: Entry) -> str:
     """The entry's fields as plain text: the paragraphs between its code line and its example."""
     lines = page.text.splitlines()
@@ -149,7 +160,7 @@ def documents(pages: list[Page], urls: dict[Path, str], docs: Path, lang: str, m
             if other.get(entry.id):
                 doc["a"] = other[entry.id]
             if entry.search_words:
-                doc["w"] = entry.search_words
+                doc["w"] = once_each(entry.search_words)
             if output := output_text(entry):
                 doc["o"] = output
             if boosts.get(page.path, 1) != 1:
