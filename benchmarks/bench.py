@@ -248,6 +248,7 @@ def main(args: argparse.Namespace) -> None:
             print(f"search index {lang}: {docs} documents; {sizes}")
         if args.search:
             search_hit_rate(site)
+    find_first_answer()
     if args.search_scale:
         search_at_scale(args.search_scale, env)
     if args.suite:
@@ -257,6 +258,18 @@ def main(args: argparse.Namespace) -> None:
             print(f"this tree against {args.against}: {now:.1f} s / {before:.1f} s = {now / before:.2f} of its wall time")
         if args.scale:
             suite(env, args.scale)
+
+
+def find_first_answer(runs: int = 5) -> None:
+    """`python -m cheatsheet find` in a new process, from its start to its first answer printed
+    (the whole run: it prints its answers at once), with the package's data already written."""
+    from cheatsheet.tools.find import data_dir
+
+    data_dir()  # written (or brought up to date) before the clock starts
+    for query in ("释放显存", "CUDA out of memory"):
+        times = [timed([sys.executable, "-m", "cheatsheet", "find", query, "-n", "3"]) for _ in range(runs)]
+        print(f"find {query!r}: first answer in median {statistics.median(times):.2f} s "
+              f"(min {min(times):.2f}) over {runs} new processes")
 
 
 def search_hit_rate(site: Path) -> None:

@@ -286,7 +286,65 @@ def cmd_offline(args) -> int:
     return 0
 
 
+@command(arg("query", nargs="+", help="words, an API name or a pasted error message"),
+         arg("--lang", choices=("zh", "en"), help="the sheet's language (default: the query's)"),
+         arg("-n", "--limit", type=int, default=3, help="how many entries (default 3)"),
+         arg("--torch", metavar="RELEASE", help="the release to report on (default: the torch installed here, "
+                                                "read without importing it; without one, the newest on record)"),
+         arg("--json", action="store_true", help="print the entries as JSON, for scripts"))
+def cmd_find(args) -> int:
+    """Find the entries that answer a question, ranked as the site's search ranks them.
+
+    Offline, from the sheet's data in the package. Each entry comes with its code line, what it
+    does, its example and what ran where: the record's state for the torch installed here (or
+    --torch) on CPU and CUDA, and the release it works since. Exit status 1 when nothing matches."""
+    import json
+
+    from cheatsheet.tools.find import Sheet, SheetError, installed_torch, query_lang, render
+
+    query = " ".join(args.query)
+    lang = args.lang or query_lang(query)
+    release = args.torch or installed_torch()
+    try:
+        sheet = Sheet()
+        sheet.prepare(lang)
+        if not args.json:
+            import rich.console  # noqa: F401 (imported while the index loads)
+        answers = sheet.search(query, lang, args.limit)
+    except SheetError as e:
+        print(f"find: {e}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps([a.as_json(release) for a in answers], ensure_ascii=False, indent=1))
+    else:
+        render(answers, release, lang)
+    sheet.close()
+    return 0 if answers else 1
+
+
+def find_script() -> int:
+    """The `pytorch-cheatsheet` console script: `pytorch-cheatsheet QUERY` is `python -m cheatsheet
+    find QUERY`, and `pytorch-cheatsheet mcp` is `python -m cheatsheet mcp`."""
+    arguments = sys.argv[1:]
+    return main(arguments if arguments[:1] == ["mcp"] else ["find", *arguments])
+
+
+@command()
+def cmd_mcp(args) -> int:
+    """Serve the sheet to AI assistants: a Model Context Protocol server on standard input/output.
+
+    Two tools: search(query, lang?, torch_version?) ranks entries as the site does and says what
+    ran on that release; get_entry(id, lang?, torch_version?) returns one entry as Markdown with its
+    record. Add it to a client as the command `python -m cheatsheet mcp` (README)."""
+    from cheatsheet.tools.mcp_server import server
+
+    server().run("stdio")
+    return 0
+
+
 def _bench_options() -> list[argparse.ArgumentParser]:
+    if not (PROJECT.root / "benchmarks").is_dir():  # an installed package: bench runs in a checkout
+        return []
     if str(PROJECT.root) not in sys.path:  # benchmarks/ sits beside the package, in the repository
         sys.path.insert(0, str(PROJECT.root))
     from benchmarks.bench import options
@@ -300,6 +358,10 @@ def cmd_bench(args) -> int:
 
     The options below add the test suite and its phases, the search benchmark and a grown site's
     first search result. Timings are wall-clock: run on an idle machine, compare like with like."""
+    if not (PROJECT.root / "benchmarks").is_dir():
+        print("bench: run it in a checkout of the repository (it measures the repository's site and tests)",
+              file=sys.stderr)
+        return 2
     from benchmarks.bench import main
 
     main(args)

@@ -28,7 +28,8 @@ def requirement_lines() -> list[str]:
 
 
 def test_requirements_txt_is_the_package_and_every_group_pinned_alike():
-    everything = sorted({pin for pins in groups().values() for pin in pins})
+    package = tomllib.loads((PROJECT.root / "pyproject.toml").read_text("utf-8"))["project"]["dependencies"]
+    everything = sorted({pin for pins in groups().values() for pin in pins} | set(package))
     assert sorted(line for line in requirement_lines() if line != "-e .") == everything
     assert "-e ." in requirement_lines()
     assert all(re.fullmatch(r"[A-Za-z0-9_.-]+==[\w.]+", pin) for pin in everything), everything

@@ -86,7 +86,7 @@ def fields(page: Page, entry: Entry, src_uri: str, site_url: str | None) -> dict
     return out
 
 
-def _shown_fences(entry: Entry, snippets: Path) -> list[tuple[str, str, bool]]:
+def shown_fences(entry: Entry, snippets: Path) -> list[tuple[str, str, bool]]:
     """(language, code as shown, requires CUDA) of the fences after the example marker: the
     examples with their output lines, and the scripts they include (snippets/NAME)."""
     shown = []
@@ -115,7 +115,7 @@ def entry_markdown(src_uri: str, page: Page, entry: Entry, site_url: str | None,
     else:
         head = page.text.splitlines()[entry.line - 1:(entry.example_marker_line or entry.end_line) - 1]
         parts = ["\n".join([f"### {entry.title}", *head[1:]]).strip(), f"**{LABELS[page.lang]['example']}**"]
-    for lang, code, requires_cuda in _shown_fences(entry, snippets):
+    for lang, code, requires_cuda in shown_fences(entry, snippets):
         if requires_cuda:
             parts.append(strings["notebook.cuda"])
         parts.append(f"```{lang}\n{code.rstrip()}\n```")

@@ -105,15 +105,19 @@
   var PARTED = ["t", "w", "c", "a"], PART_WEIGHT = 0.4;
 
   function engine(fields) {
+    return new MiniSearch(settings(fields));
+  }
+
+  function settings(fields) {
     var all = fields.concat(fields.filter(function (f) { return PARTED.indexOf(f) >= 0; }).map(function (f) { return f + "~"; }));
-    return new MiniSearch({
+    return {
       fields: all,
       extractField: function (doc, field) { return doc[field.replace("~", "")]; },
       tokenize: function (text, field) {
         return tokenize(text, PARTED.indexOf(field) >= 0 ? "whole" : field && field.slice(-1) === "~" ? "parts" : "all");
       },
       processTerm: function (t) { return t; },
-    });
+    };
   }
 
   function partBoosts(boosts) {
@@ -128,18 +132,63 @@
 
   // One language's index: `data` is search/entries.json (boost, synonyms, docs without their
   // texts), enough to rank; addTexts(texts) indexes search/text.json too, which refines it.
+  // The entries have engines of their own (heads, texts); the pages and their sections another
+  // (places), so that how an entry ranks depends on the entries alone: the terminal's `find`,
+  // which has no pages, ranks them exactly as the site does.
+  var ENTRY_KINDS = ["entry", "error"];
+
   function Index(data) {
     this.boost = data.boost;
     this.synonyms = data.synonyms;
     this.docs = data.docs;
     this.heads = engine(FIELDS);
-    this.heads.addAll(this.docs.map(function (doc, i) { return Object.assign({ id: i }, doc); }));
+    this.heads.addAll(this.numbered(true));
+    this.places = this.placesEngine(null);
     this.texts = null;
   }
 
+  // The entries' documents (or the others'), each with its place in `docs` as its id.
+  Index.prototype.numbered = function (entries, texts) {
+    var out = [];
+    this.docs.forEach(function (doc, i) {
+      if ((ENTRY_KINDS.indexOf(doc.k) >= 0) !== entries) return;
+      out.push(Object.assign({ id: i }, doc, texts ? { x: texts[i] } : {}));
+    });
+    return out;
+  };
+
+  Index.prototype.placesEngine = function (texts) {
+    var places = engine(texts ? FIELDS.concat(["x"]) : FIELDS);
+    places.addAll(this.numbered(false, texts));
+    return places;
+  };
+
+  // The built index as data (MiniSearch's own serialization of both engines) and back: a program
+  // that starts often and ranks from the same index (the terminal's `find`) loads it instead of
+  // indexing again, which takes a few times longer.
+  Index.prototype.toJSON = function () {
+    return { boost: this.boost, synonyms: this.synonyms, docs: this.docs, heads: this.heads.toJSON(),
+      texts: this.texts ? this.texts.toJSON() : null, places: this.places.toJSON(), placed: this.placed };
+  };
+
+  Index.load = function (saved) {
+    var index = Object.create(Index.prototype);
+    index.boost = saved.boost;
+    index.synonyms = saved.synonyms;
+    index.docs = saved.docs;
+    index.heads = MiniSearch.loadJS(saved.heads, settings(FIELDS));
+    index.texts = saved.texts ? MiniSearch.loadJS(saved.texts, settings(["x"])) : null;
+    index.placed = saved.placed;
+    index.places = MiniSearch.loadJS(saved.places, settings(saved.placed ? FIELDS.concat(["x"]) : FIELDS));
+    return index;
+  };
+
   // `async`: in chunks, so that typing stays responsive meanwhile (a Promise); else at once.
   Index.prototype.addTexts = function (texts, async) {
-    var body = engine(["x"]), self = this, docs = texts.map(function (x, i) { return { id: i, x: x }; });
+    var body = engine(["x"]), self = this;
+    var docs = this.numbered(true).map(function (doc) { return { id: doc.id, x: texts[doc.id] }; });
+    this.places = this.placesEngine(texts);  // a few hundred short documents: at once
+    this.placed = true;
     if (!async) { body.addAll(docs); this.texts = body; return null; }
     return body.addAllAsync(docs, { chunkSize: 100 }).then(function () { self.texts = body; });
   };
@@ -183,7 +232,7 @@
     // terms it matched; here each matched query term counts by its weight instead, and summing
     // the two indexes' results ranks as one index would.
     var merged = {};
-    [this.heads].concat(this.texts ? [this.texts] : []).forEach(function (engine) {
+    [this.heads, this.places].concat(this.texts ? [this.texts] : []).forEach(function (engine) {
       engine.search(query, options).forEach(function (r) {
         var m = merged[r.id] || (merged[r.id] = { id: r.id, sum: 0, queryTerms: [], terms: [] });
         m.sum += r.score / r.queryTerms.length;

@@ -1,0 +1,234 @@
+"""The sheet in a terminal and for assistants: the site's own ranking over the package's data.
+
+`Sheet` answers a query with entries, best first, exactly as the site's search box ranks them:
+it runs the site's search-rank.js and MiniSearch (cheatsheet/site/package_data.py copies them
+with the index) in V8 through mini-racer, so there is one ranking, not a port. Each answer carries
+what ran where: for the torch installed here (read from its metadata, never imported) or any
+release asked for, the record's state on CPU and CUDA and the release it works since.
+
+`python -m cheatsheet find` prints the answers with Rich (colour and width follow the terminal,
+none when piped); `--json` for scripts. cheatsheet/tools/mcp_server.py serves the same `Sheet`.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import json
+import re
+import sys
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from cheatsheet.model.record import release_of, version_key
+from cheatsheet.project import REPO, repo
+
+DATA = Path(__file__).resolve().parent.parent / "data"  # cheatsheet/data: in the wheel, or written here
+LANGS = ("zh", "en")
+CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+
+WORDS = {
+    "zh": {"passed": "通过", "failed": "失败", "needs-cuda": "只能在 GPU 上运行", "needs-package": "缺少所需的包，未运行",
+           "needs-gpus": "GPU 数量不够，未运行", "stale": "代码改过，尚未重新验证", "missing": "尚未运行",
+           "cpu": "CPU", "cuda": "CUDA", "since": "{release} 及以上可用", "on": "torch {release}：{states}",
+           "not_recorded": "torch {release} 不在验证记录里（记录了 {releases}）", "what": "作用", "example": "示例",
+           "none": "没有找到匹配的条目"},
+    "en": {"passed": "passed", "failed": "failed", "needs-cuda": "runs on a GPU only",
+           "needs-package": "not run: a package is missing",
+           "needs-gpus": "not run: too few GPUs", "stale": "changed since, not yet re-run", "missing": "not yet run",
+           "cpu": "CPU", "cuda": "CUDA", "since": "works since {release}", "on": "torch {release}: {states}",
+           "not_recorded": "torch {release} is not in the record (it holds {releases})", "what": "What it does",
+           "example": "Example", "none": "no entry matches"},
+}
+
+
+class SheetError(ValueError):
+    """A question the sheet cannot answer as asked: an empty query, an unknown language or id."""
+
+
+def installed_torch() -> str | None:
+    """The torch release installed beside this package, from its metadata (torch is not imported)."""
+    try:
+        return release_of(importlib.metadata.version("torch"))
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+def query_lang(query: str) -> str:
+    """The language a query is written in: Chinese if it holds a Chinese character."""
+    return "zh" if CJK.search(query) else "en"
+
+
+def data_dir() -> Path:
+    """The package's data. In a checkout (docs/ beside the package) it is written on first use
+    and again whenever a page, the record or the ranking changed; an installed package has it."""
+    project = repo()
+    if (REPO / "docs").is_dir() and project.docs.is_dir():
+        from cheatsheet.site import package_data  # a checkout only: it reads the pages
+
+        stamp = DATA / "zh" / "index.json"
+        built = stamp.stat().st_mtime if stamp.is_file() else 0.0
+        if any(path.stat().st_mtime > built for path in package_data.sources(project)):
+            package_data.build(project, DATA)
+    if not (DATA / "zh" / "index.json").is_file():
+        raise SheetError(f"{DATA} holds no data: install the package with pip (its build writes it), "
+                         "or run this from a checkout of the repository")
+    return DATA
+
+
+@dataclass
+class Answer:
+    """One entry as find and the MCP server give it."""
+
+    entry: dict
+    lang: str
+
+    @property
+    def id(self) -> str:
+        return self.entry["id"]
+
+    def example(self) -> tuple[str, list[str]]:
+        """The first example's code and its output lines (CPU's, or CUDA's for a GPU-only example)."""
+        if not self.entry["examples"]:
+            return "", []
+        first = self.entry["examples"][0]
+        output = first["output"].get("cpu") or first["output"].get("cuda") or []
+        return first["code"], output
+
+    def shown(self) -> str:
+        """The first example as the page shows it: each statement's output lines right under it."""
+        return self.entry["shown"][0]["code"] if self.entry.get("shown") else ""
+
+    def status(self, release: str | None) -> str:
+        """What the record says for `release` (every release when None), and since when it works."""
+        words = WORDS[self.lang]
+        record = self.entry["record"]
+        releases = sorted({v["release"] for v in record}, key=version_key, reverse=True)
+        parts = []
+        if release is not None and release not in releases:
+            parts.append(words["not_recorded"].format(release=release, releases=", ".join(releases)))
+        for shown in [release] if release in releases else ([] if release else releases[:1]):
+            states = [f"{words[v['device']]} {words[v['state']]}" for v in record if v["release"] == shown]
+            parts.append(words["on"].format(release=shown, states=" · ".join(states)))
+        if self.since:
+            parts.append(words["since"].format(release=self.since))
+        return ("；" if self.lang == "zh" else "; ").join(parts)
+
+    @property
+    def since(self) -> str | None:
+        """The release it works since, as the site's status line says it: on CPU, or on CUDA for
+        an entry whose examples all need a GPU."""
+        examples = self.entry["examples"]
+        gpu_only = bool(examples) and all(example["requires_cuda"] for example in examples)
+        return (self.entry.get("since") or {}).get("cuda" if gpu_only else "cpu")
+
+    def failed(self, release: str | None) -> bool:
+        return any(v["state"] == "failed" for v in self.entry["record"] if release is None or v["release"] == release)
+
+    def as_json(self, release: str | None) -> dict:
+        code, output = self.example()
+        e = self.entry
+        return {"id": e["id"], "title": e["title"], "page": e["page"], "url": e["url"], "code": e["code"],
+                "what": e["fields"].get("what", ""), "example": code, "output": output,
+                "since": self.since, "status": self.status(release),
+                "record": [v for v in e["record"] if release is None or v["release"] == release]}
+
+
+class Sheet:
+    """The entries of both languages and the site's ranking over them (one V8 context per language,
+    which loads the saved index on first use)."""
+
+    def __init__(self, data: Path | None = None):
+        self.data = data or data_dir()
+        self._entries: dict[str, dict[str, dict]] = {}
+        self._rankers: dict = {}
+        self._loading: dict[str, threading.Thread] = {}
+
+    def entries(self, lang: str) -> dict[str, dict]:
+        if lang not in LANGS:
+            raise SheetError(f"unknown language {lang!r}: the sheet is written in {', '.join(LANGS)}")
+        if lang not in self._entries:
+            data = json.loads((self.data / lang / "entries.json").read_text("utf-8"))
+            self._entries[lang] = {e["id"]: e for e in data["entries"]}
+        return self._entries[lang]
+
+    def prepare(self, lang: str) -> None:
+        """Start loading the language's index in V8 (it runs without the GIL) while Python reads the
+        entries and the terminal library: the first answer comes sooner."""
+        if lang in LANGS and lang not in self._loading and lang not in self._rankers:
+            self._loading[lang] = threading.Thread(target=self._ranker, args=(lang,), daemon=True)
+            self._loading[lang].start()
+
+    def _ranker(self, lang: str):
+        loading = self._loading.get(lang)
+        if loading is not None and loading is not threading.current_thread():
+            loading.join()
+        if lang not in self._rankers:
+            from py_mini_racer import MiniRacer
+
+            ctx = MiniRacer()
+            ctx.eval("var window = this;")  # the scripts' UMD wrappers set their globals on it
+            for name in ("minisearch.js", "search-rank.js"):
+                ctx.eval((self.data / "js" / name).read_text("utf-8"))
+            saved = (self.data / lang / "index.json").read_text("utf-8")
+            ctx.eval(f"var index = CheatsheetRank.Index.load(JSON.parse({json.dumps(saved)})); 0")
+            self._rankers[lang] = ctx
+        return self._rankers[lang]
+
+    def ranked(self, query: str, lang: str | None = None) -> list[str]:
+        """The ids of the entries the site's search lists for `query`, best first."""
+        if not query.strip():
+            raise SheetError("the query is empty: ask with a few words, an API name or an error message")
+        lang = lang or query_lang(query)
+        self.entries(lang)  # checks the language
+        found = self._ranker(lang).eval(f"JSON.stringify(index.listed({json.dumps(query)}).map(function (r) {{ return r.u; }}))")
+        return [url.partition("#")[2] for url in json.loads(found) if "#" in url]
+
+    def search(self, query: str, lang: str | None = None, limit: int = 3) -> list[Answer]:
+        lang = lang or query_lang(query)
+        entries = self.entries(lang)
+        return [Answer(entries[i], lang) for i in self.ranked(query, lang) if i in entries][:limit]
+
+    def get(self, entry_id: str, lang: str = "en") -> Answer:
+        entries = self.entries(lang)
+        if entry_id not in entries:
+            close = [i for i in entries if entry_id.lower() in i or i in entry_id.lower()][:5]
+            hint = f"; did you mean {', '.join(close)}?" if close else "; search for it first"
+            raise SheetError(f"no entry has the id {entry_id!r}{hint}")
+        return Answer(entries[entry_id], lang)
+
+    def close(self) -> None:
+        for ctx in self._rankers.values():
+            ctx.close()
+        self._rankers.clear()
+
+
+def plain(markdown: str) -> str:
+    """A field's Markdown as a terminal shows it: code spans and links as their text."""
+    return re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", markdown).replace("`", "")
+
+
+def render(answers: list[Answer], release: str | None, lang: str, file=None) -> None:
+    """The answers for a terminal reader: title, code line, what it does, the example, the record."""
+    from rich.console import Console, Group
+    from rich.panel import Panel
+    from rich.syntax import Syntax
+    from rich.text import Text
+
+    console = Console(file=file or sys.stdout)
+    words = WORDS[lang]
+    if not answers:
+        console.print(words["none"])
+        return
+    for n, answer in enumerate(answers, start=1):
+        e = answer.entry
+        example = answer.shown().rstrip()
+        what = Text.assemble((f"{words['what']}: ", "bold"), plain(e["fields"].get("what", "")))
+        parts = [Syntax(e["code"] or "", "python", theme="ansi_dark", background_color="default", word_wrap=True), what,
+                 Text(f"{words['example']}:", style="bold"),
+                 Syntax(example, "python", theme="ansi_dark", background_color="default", word_wrap=True),
+                 Text(answer.status(release), style="red" if answer.failed(release) else "green"),
+                 Text(e["url"], style="dim")]
+        console.print(Panel(Group(*parts), title=f"[bold]{n}. {e['title']}[/bold]", title_align="left",
+                            subtitle=e["id"], subtitle_align="right"))
+
