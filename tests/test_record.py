@@ -5,7 +5,7 @@ a GPU (each of these is a rule with its own fixture: REC001-REC005 in tests/fixt
 import subprocess
 import sys
 
-from conftest import write_site
+from conftest import TORCH, run_pytest, write_site
 from probe_pages import entry
 
 from cheatsheet.model.record import Row, check, releases, save
@@ -45,6 +45,44 @@ def test_a_contributor_records_the_pin_only(tmp_path):
     save(record, "2.14.1", "cpu", [row("old", "2.14.1")])
     assert [p.code for p in check(docs, snippets, record, claimed, pin="2.14.1")] == ["REC001"]
 
+
+
+def test_a_contribution_recorded_on_the_pin_alone_end_to_end(tmp_path):
+    """The contributing guide's flow, run: an entry changed and a new one written, `pytest
+    --update-output` (what `fill` runs) and `pytest --entry ID --record` with the pin's torch only.
+    The record check is clean under the pin rule, and both entries are "not yet run" on the other
+    claimed release until a release leg runs them there."""
+    from cheatsheet.model.pages import parse_page
+    from cheatsheet.model.record import Record, load, pending, release_of
+
+    pin, other = release_of(TORCH), "2.13.0"
+    root = tmp_path / "site"
+    write_site(root, {"page": "# 测试页\n" + entry("old", "print(1)\n#> 1")})
+    assert run_pytest(root, "-m", "cpu", "--workers", "1", "--record").returncode == 0
+    record = root / "verification"
+    # what a release leg wrote for the entry as it was, on the other release
+    [(_, row)] = load(record, pin, "cpu").values()
+    save(record, other, "cpu", [Row(**{**row.__dict__, "torch": f"{other}+cpu"})])
+
+    # the contribution: "old" changes, "new" comes without output lines; fill, then record, on the pin
+    write_site(root, {"page": "# 测试页\n" + entry("old", "print(10)") + entry("new", "print(2)")})
+    fill = run_pytest(root, "-m", "cpu", "--workers", "1", "--update-output")
+    assert fill.returncode == 0, fill.stdout
+    page = (root / "docs" / "zh" / "page.md").read_text("utf-8")
+    assert "print(10)\n#> 10\n" in page and "print(2)\n#> 2\n" in page
+    recorded = run_pytest(root, "-m", "cpu", "--workers", "1", "--entry", "old", "--entry", "new", "--record")
+    assert recorded.returncode == 0, recorded.stdout
+
+    docs, snippets, claimed = root / "docs", root / "snippets", (pin, other)
+    assert sorted(load(record, pin, "cpu")) == ["new", "old"]
+    assert check(docs, snippets, record, claimed, pin=pin) == []
+    # recording "old" anew dropped its row for the old code on the other release: without the pin
+    # rule, both would be missing there
+    assert load(record, other, "cpu") == {}
+    assert [p.code for p in check(docs, snippets, record, claimed)] == ["REC001", "REC001"]
+    verdicts = Record(record, snippets).verdicts
+    entries = parse_page(root / "docs" / "zh" / "page.md", "zh").entries
+    assert [pending(verdicts(e), claimed, pin) for e in entries] == [[other], [other]]
 
 
 def _rows(*rows: tuple[str, str, str, str]) -> list[Row]:
