@@ -223,8 +223,8 @@ OPTIONS = {
 
 
 def options() -> argparse.ArgumentParser:
-    """bench's options, for the CLI's `bench` command (`parents=[options()]`)."""
-    parser = argparse.ArgumentParser(add_help=False)
+    """bench's options (`python -m cheatsheet bench` runs `python -m benchmarks.bench` with them)."""
+    parser = argparse.ArgumentParser(prog="python -m cheatsheet bench", description=__doc__.split("\n\n")[0])
     for flag, keywords in OPTIONS.items():
         parser.add_argument(flag, **keywords)
     return parser
@@ -364,3 +364,7 @@ def search_at_scale(entries: int, env: dict) -> None:
                       f"({sum(len(gzip.compress(b)) for b in raw) / 1024:.0f} KiB gzipped); texts indexed and results "
                       f"ranked again {(complete - clock['focus']) / 1000:.2f} s after the focus")
                 page.close()
+
+
+if __name__ == "__main__":
+    main(options().parse_args())

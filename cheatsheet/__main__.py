@@ -342,30 +342,23 @@ def cmd_mcp(args) -> int:
     return 0
 
 
-def _bench_options() -> list[argparse.ArgumentParser]:
-    if not (PROJECT.root / "benchmarks").is_dir():  # an installed package: bench runs in a checkout
-        return []
-    if str(PROJECT.root) not in sys.path:  # benchmarks/ sits beside the package, in the repository
-        sys.path.insert(0, str(PROJECT.root))
-    from benchmarks.bench import options
-
-    return [options()]
-
-
-@command(parents=_bench_options)
+@command(arg("options", nargs="*", metavar="OPTION", help="bench's own options: `bench --help` lists them"))
 def cmd_bench(args) -> int:
-    """Measure the project: entries per page, build time, index sizes; the options add more.
+    """Measure the project: entries per page, build time, index sizes; its options add more.
 
-    The options below add the test suite and its phases, the search benchmark and a grown site's
-    first search result. Timings are wall-clock: run on an idle machine, compare like with like."""
-    if not (PROJECT.root / "benchmarks").is_dir():
+    The options add the test suite and its phases, the search benchmark and a grown site's first
+    search result (`bench --help` lists them). It is benchmarks/bench.py, beside the package in the
+    repository, run as its own process. Timings are wall-clock: run on an idle machine, compare like with like."""
+    return bench(args.options)
+
+
+def bench(arguments: list[str]) -> int:
+    """benchmarks/bench.py with `arguments`, as its own process in the repository (it is not part of the package)."""
+    if not (PROJECT.root / "benchmarks" / "bench.py").is_file():
         print("bench: run it in a checkout of the repository (it measures the repository's site and tests)",
               file=sys.stderr)
         return 2
-    from benchmarks.bench import main
-
-    main(args)
-    return 0
+    return subprocess.call([sys.executable, "-m", "benchmarks.bench", *arguments], cwd=PROJECT.root)
 
 
 def parser() -> argparse.ArgumentParser:
@@ -382,6 +375,9 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["bench"]:  # every option, --help too, is bench's own
+        return bench(argv[1:])
     args = parser().parse_args(argv)
     return args.run(args)
 

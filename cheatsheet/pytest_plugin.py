@@ -21,7 +21,6 @@ languages (instead of failing); --record writes the verification record (verific
 
 from __future__ import annotations
 
-import datetime
 from concurrent.futures import Future
 from pathlib import Path
 
@@ -33,7 +32,7 @@ from cheatsheet.check.site import check_site
 from cheatsheet.model.devices import DEVICES
 from cheatsheet.model.edits import PageEdits
 from cheatsheet.model.pages import OUTPUT_LINE, Entry, Fence, comparable_code, counterpart, page_lang, parse_page
-from cheatsheet.model.record import SOURCES, Recorder, Row, release_of, row_result
+from cheatsheet.model.record import SOURCES, Outcome, Recorder, entry_row, release_of, vouches_for
 from cheatsheet.model.rules import Problem
 from cheatsheet.project import Project
 from cheatsheet.run.judge import judge
@@ -112,23 +111,19 @@ class Run:
         _, _, runs = self.updates.setdefault(id(item.fence), (item.entry, item.fence, {}))
         runs[item.device] = outputs
 
-    def outcome(self, item: ExampleItem, outcome: str) -> None:
+    def outcome(self, item: ExampleItem, outcome: Outcome) -> None:
         """Collect per (entry, device); when all its examples are in, write the record row."""
-        if not self.recording or outcome == "resumed":
+        if not self.recording or outcome == Outcome.RESUMED:
             return
         got = self.outcomes.setdefault((item.entry.id, item.device), {})
         got[item.name] = (outcome, getattr(item, "note", ""))
         if len(got) < len(item.entry.examples) or not item.entry.id:
             return
-        result = row_result({outcome for outcome, _ in got.values()})
-        if result is None:
-            return
-        info = self.session.worker_info(item.device)
         rel = item.entry.path.relative_to(self.docs / "zh").as_posix()
-        date = datetime.datetime.now(datetime.UTC).date().isoformat()
-        note = next((note for _, note in got.values() if note), "")
-        self.recorder.add(item.device, Row(rel, item.entry.id, result, item.entry.code_hash(self.snippets), info.torch,
-                                           info.python, info.device_name, date, self.config.option.record_source, note))
+        row = entry_row(rel, item.entry, list(got.values()), self.session.worker_info(item.device),
+                        self.config.option.record_source, self.snippets)
+        if row is not None:
+            self.recorder.add(item.device, row)
 
     def english(self, entry: Entry, fence: Fence) -> Fence | None:
         """The English page's copy of the fence, if its code is the Chinese code (output lines and
@@ -260,11 +255,11 @@ class ExampleItem(pytest.Item):
         found = judge(self.entry, self.fence, self.device, run.submit(self), run.session.worker_info(self.device).torch)
         self.note = found.note
         if found.result is not None and found.result.skip:
+            self.judged = found.outcome
             self.missing = found.result.missing
-            self.gpus = found.result.gpus
             if self.missing:
                 self.note = self.missing  # a needs-package row names the package
-            elif self.gpus:
+            elif found.result.gpus:
                 self.note = found.result.skip  # a needs-gpus row says how many it needs and had
             pytest.skip(f"[{self.entry.label}] {found.result.skip}")
         # --update-output writes what ran where the page differs, or where only the English page lacks it.
@@ -333,7 +328,7 @@ def pytest_collection_modifyitems(session, config, items):
             if isinstance(item, ExampleItem) and not item.get_closest_marker("skip"):
                 release = release_of(run.session.worker_info(item.device).torch)
                 row = run.recorder.row(release, item.device, item.entry.id)
-                if row and row.result == "passed" and row.hash == item.entry.code_hash(run.snippets):
+                if vouches_for(row, item.entry, run.snippets):
                     item.add_marker(pytest.mark.skip(reason=f"[{item.entry.label}] already verified on {item.device} "
                                                             f"({row.device}, torch {row.torch}, {row.date}): --resume"))
                     item.resumed = True
@@ -375,12 +370,11 @@ def pytest_runtest_makereport(item, call):
     report = yield
     if isinstance(item, ExampleItem) and (call.when == "call" or report.skipped and call.when == "setup"):
         if report.skipped:
-            outcome = ("resumed" if getattr(item, "resumed", False)
-                       else "needs-cuda" if item.device not in item.fence.devices()
-                       else "needs-package" if getattr(item, "missing", None)
-                       else "needs-gpus" if getattr(item, "gpus", 0) else "skipped")
+            outcome = (Outcome.RESUMED if getattr(item, "resumed", False)
+                       else Outcome.NEEDS_CUDA if item.device not in item.fence.devices()
+                       else getattr(item, "judged", Outcome.SKIPPED))  # a skip the run itself decided
         else:
-            outcome = "passed" if report.passed else "failed"
+            outcome = Outcome.PASSED if report.passed else Outcome.FAILED
         report._cheatsheet_outcome = (item, outcome)
     return report
 

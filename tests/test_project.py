@@ -148,3 +148,22 @@ def _is_module(name: str) -> bool:
         return importlib.util.find_spec(name) is not None
     except ModuleNotFoundError:  # a parent is a module, not a package
         return False
+
+
+def test_one_engine_makes_rows_and_decides_what_the_record_vouches_for():
+    """The pytest plugin and `verify` drive the same code: a run becomes a row in one place
+    (record.entry_row; the other Row( reads one from a file), "already vouched for" is decided in
+    one place (record.vouches_for), and outcomes are one StrEnum (record.Outcome)."""
+    package = PROJECT.root / "cheatsheet"
+    sources = {p.relative_to(package).as_posix(): p.read_text("utf-8") for p in package.rglob("*.py")}
+    built = {name: len(re.findall(r"(?<![\w.])Row\(", text)) for name, text in sources.items()}
+    assert {name: n for name, n in built.items() if n} == {"model/record.py": 2}, built
+    assert "return Row(page, entry.id, result" in sources["model/record.py"]
+    assert "Row(**row)) for row in reader" in sources["model/record.py"]
+    vouch = r"result == (?:\"passed\"|Outcome.PASSED) and \w+\.hash =="
+    vouched = {name for name, text in sources.items() if re.search(vouch, text)}
+    assert vouched == {"model/record.py"}
+    for face in ("pytest_plugin.py", "tools/verify.py"):
+        assert "vouches_for(" in sources[face] and "entry_row(" in sources[face]
+        assert not re.search(r"(?:==|=|return|\() *\"(?:passed|failed|resumed|skipped|needs-cuda|needs-gpus|needs-package)\"",
+                             sources[face]), face

@@ -92,17 +92,22 @@ def test_cli_registers_every_command():
 
 
 def test_bench_options_reach_its_main(monkeypatch):
-    """Every spelling argparse accepts reaches bench's `main` (`--scale=1.5` as `--scale 1.5`)."""
+    """`python -m cheatsheet bench ...` runs benchmarks/bench.py as its own process with the
+    options as given, and every spelling argparse accepts reaches its `main` (`--scale=1.5` as
+    `--scale 1.5`): the package never puts the repository on sys.path."""
     from benchmarks import bench
     from cheatsheet import __main__ as cli
 
-    seen = []
-    monkeypatch.setattr(bench, "main", seen.append)
+    calls = []
+    monkeypatch.setattr(cli.subprocess, "call", lambda cmd, cwd: calls.append((cmd, cwd)) or 0)
     assert cli.main(["bench", "--suite", "--scale=1.5", "--against=HEAD", "--search-scale=3"]) == 0
     assert cli.main(["bench", "--suite", "--scale", "2", "--against", "HEAD~1", "--search"]) == 0
-    first, second = seen
+    (first, cwd), (second, _) = calls
+    assert first[:3] == [sys.executable, "-m", "benchmarks.bench"] and cwd == PROJECT.root
+    first, second = bench.options().parse_args(first[3:]), bench.options().parse_args(second[3:])
     assert (first.suite, first.scale, first.against, first.search_scale, first.search) == (True, 1.5, "HEAD", 3, False)
     assert (second.scale, second.against, second.search_scale, second.search) == (2.0, "HEAD~1", None, True)
+    assert "sys.path" not in (PROJECT.root / "cheatsheet" / "__main__.py").read_text("utf-8")
 
 
 def test_bench_accepts_every_option_its_help_names():
@@ -115,9 +120,10 @@ def test_bench_accepts_every_option_its_help_names():
                          text=True, check=True).stdout
     documented = set(re.findall(r"(--[a-z-]+)", out)) - {"--help"}
     parser = bench.options()
-    assert documented == {flag for action in parser._actions for flag in action.option_strings}
+    assert documented == {flag for action in parser._actions for flag in action.option_strings} - {"-h", "--help"}
     source = inspect.getsource(bench.main)
-    assert not [a.dest for a in parser._actions if f"args.{a.dest}" not in source], "an option that bench's main ignores"
+    ignored = [a.dest for a in parser._actions if a.dest != "help" and f"args.{a.dest}" not in source]
+    assert not ignored, "an option that bench's main ignores"
 
 
 def git(repo, *args, date="2026-01-01T00:00:00"):

@@ -23,10 +23,12 @@ installed without); any other folder (an older release, a submitted run) may be 
 from __future__ import annotations
 
 import csv
+import datetime
 import io
 import os
 import re
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, fields, replace
+from enum import StrEnum
 from pathlib import Path
 
 from cheatsheet import display
@@ -59,7 +61,23 @@ class Row:
 
 
 FIELDS = [f.name for f in fields(Row)]
-RESULTS = ("passed", "failed", "needs-cuda", "needs-package", "needs-gpus")
+
+
+class Outcome(StrEnum):
+    """What happened to one example on one device: the one list of these words, which the pytest
+    plugin and `verify` both use (a row's result is one of the first five)."""
+
+    PASSED = "passed"
+    FAILED = "failed"
+    NEEDS_CUDA = "needs-cuda"  # a CUDA-only example, on CPU: not run
+    NEEDS_PACKAGE = "needs-package"  # imports a package this release's install lacks
+    NEEDS_GPUS = "needs-gpus"  # one GPU per process, more than the machine has
+    SKIPPED = "skipped"  # could not run here for another reason: no row
+    RESUMED = "resumed"  # --resume: the record already vouches for it, so it did not run
+
+
+RESULTS = tuple(o.value for o in (Outcome.PASSED, Outcome.FAILED, Outcome.NEEDS_CUDA, Outcome.NEEDS_PACKAGE,
+                                  Outcome.NEEDS_GPUS))
 STATES = (*RESULTS, "stale", "missing")  # a verdict's states, in the order reports list them
 
 
@@ -72,6 +90,27 @@ def version_key(release: str) -> tuple:
     """Sorts releases by version: 2.9.1 < 2.13.0 < 2.14.1 < 2.15.0.dev20261201."""
     parts = re.findall(r"\d+|[a-z]+", release)
     return tuple((0, int(p)) if p.isdigit() else (-1, p) for p in parts)
+
+
+def vouches_for(row: Row | None, entry: Entry, snippets: Path) -> bool:
+    """Whether `row` vouches for the entry as it is: it passed, on the code the entry has now (what
+    --resume skips, in the pytest plugin and in `verify` alike)."""
+    return row is not None and row.result == Outcome.PASSED and row.hash == entry.code_hash(snippets)
+
+
+def entry_row(page: str, entry: Entry, outcomes: list[tuple[str, str]], worker, source: str, snippets: Path) -> Row | None:
+    """The row an entry's examples make on one device once all of them ran there: `outcomes` holds
+    each example's (outcome, note); `worker` is what the worker reported (torch, python,
+    device_name). None when no row is due: an example could not run here (row_result) or none ran
+    (--resume). The one place a run becomes a row, for the pytest plugin and for `verify`."""
+    found = {outcome for outcome, _ in outcomes}
+    result = row_result(found)
+    if result is None or Outcome.RESUMED in found:
+        return None
+    note = next((note for _, note in outcomes if note), "")
+    date = datetime.datetime.now(datetime.UTC).date().isoformat()
+    return Row(page, entry.id, result, entry.code_hash(snippets), worker.torch, worker.python, worker.device_name, date,
+               source, note)
 
 
 def row_result(outcomes: set[str]) -> str | None:
@@ -338,7 +377,7 @@ def merge(parts: list[Path], into: Path, docs: Path, source: str | None = None) 
             rows = {entry: row for entry, (_, row) in load(into, release, device).items()}
             for part in parts:
                 for entry, (_, row) in load(part, release, device).items():
-                    rows[entry] = Row(**{**asdict(row), "source": source}) if source else row
+                    rows[entry] = replace(row, source=source) if source else row
             if rows:
                 save(into, release, device, sorted(rows.values(), key=lambda r: order.get(r.entry, len(order))))
                 counts[(release, device)] = len(rows)

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from cheatsheet.check.outputs import Mismatch, Unplaceable, expected_code, mismatch
 from cheatsheet.model.pages import Entry, Fence
+from cheatsheet.model.record import Outcome
 from cheatsheet.model.rules import Problem
 from cheatsheet.run.pool import TaskTimeout, WorkerDied
 from cheatsheet.run.results import RunResult
@@ -18,6 +19,14 @@ class Judgement:
     result: RunResult | None  # None when the run itself died or timed out
     problem: Problem | None = None  # what failed; None when it passed (or was skipped)
     mismatch: Mismatch | None = None  # RUN001: the fence differs from what --update-output writes
+
+    @property
+    def outcome(self) -> Outcome:
+        """The example's outcome on this device, as a record row counts it."""
+        if self.result is not None and self.result.skip:
+            return (Outcome.NEEDS_PACKAGE if self.result.missing else Outcome.NEEDS_GPUS if self.result.gpus
+                    else Outcome.SKIPPED)
+        return Outcome.FAILED if self.problem else Outcome.PASSED
 
     @property
     def note(self) -> str:

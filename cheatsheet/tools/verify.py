@@ -8,7 +8,6 @@ row per entry and device once all its examples are in, none when one of them cou
 
 from __future__ import annotations
 
-import datetime
 import shutil
 import sys
 import time
@@ -20,7 +19,7 @@ from typing import TextIO
 from cheatsheet import display
 from cheatsheet.model.devices import DEVICES
 from cheatsheet.model.pages import Entry, Fence
-from cheatsheet.model.record import Recorder, Row, entries, load, path_for, release_of, row_result
+from cheatsheet.model.record import Outcome, Recorder, entries, entry_row, load, path_for, release_of, vouches_for
 from cheatsheet.model.rules import Problem
 from cheatsheet.project import Project
 from cheatsheet.run.judge import judge
@@ -152,15 +151,12 @@ def verify(project: Project, names: list[str], device: str | None = None, out: P
         left = {}  # (entry id, device) -> examples still running
         for run in todo:
             left[(run.entry.id, run.device)] = left.get((run.entry.id, run.device), 0) + 1
-        date = datetime.datetime.now(datetime.UTC).date().isoformat()
 
         def write_row(page: str, entry: Entry, device: str) -> None:
-            done = [run for run in runs if run.entry is entry and run.device == device]
-            result = row_result({run.outcome for run in done})
-            if result is not None and "resumed" not in {run.outcome for run in done}:
-                info, note = infos[device], next((run.note for run in done if run.note), "")
-                recorder.add(device, Row(page, entry.id, result, entry.code_hash(project.snippets), info.torch, info.python,
-                                         info.device_name, date, source, note))
+            done = [(run.outcome, run.note) for run in runs if run.entry is entry and run.device == device]
+            row = entry_row(page, entry, done, infos[device], source, project.snippets)
+            if row is not None:
+                recorder.add(device, row)
 
         for page, entry in selected:  # entries none of whose examples run here (CUDA-only, on CPU)
             for dev in infos:
@@ -171,12 +167,10 @@ def verify(project: Project, names: list[str], device: str | None = None, out: P
             run = futures[future]
             found = judge(run.entry, run.fence, run.device, future, infos[run.device].torch)
             run.problem, run.note = found.problem, found.note
+            run.outcome = found.outcome
             if found.result is not None and found.result.skip:
-                run.outcome = ("needs-package" if found.result.missing else "needs-gpus" if found.result.gpus else "skipped")
                 run.skip = found.result.skip
                 run.note = found.result.missing or (found.result.skip if found.result.gpus else run.note)
-            else:
-                run.outcome = "failed" if found.problem else "passed"
             progress.step()
             left[(run.entry.id, run.device)] -= 1
             if not left[(run.entry.id, run.device)]:
@@ -185,7 +179,7 @@ def verify(project: Project, names: list[str], device: str | None = None, out: P
         session.close()
     _report(runs, infos, notes, recorder, out, source, time.perf_counter() - started, stdout)
     differ = _compare(selected, infos, recorder, Path(check_against), stdout) if check_against else 0
-    return 1 if differ or any(run.outcome == "failed" for run in runs) else 0
+    return 1 if differ or any(run.outcome == Outcome.FAILED for run in runs) else 0
 
 
 def _plan(project: Project, selected: list[tuple[str, Entry]], infos: dict[str, WorkerInfo],
@@ -194,9 +188,9 @@ def _plan(project: Project, selected: list[tuple[str, Entry]], infos: dict[str, 
     for page, entry in selected:
         for device, info in infos.items():
             row = resume.row(release_of(info.torch), device, entry.id) if resume else None
-            vouched = row is not None and row.result == "passed" and row.hash == entry.code_hash(project.snippets)
+            vouched = vouches_for(row, entry, project.snippets)
             for fence in entry.examples:
-                outcome = "resumed" if vouched else "" if device in fence.devices() else "needs-cuda"
+                outcome = Outcome.RESUMED if vouched else "" if device in fence.devices() else Outcome.NEEDS_CUDA
                 runs.append(Run(page, entry, fence, device, outcome))
     return runs
 
@@ -207,7 +201,7 @@ def _report(runs: list[Run], infos: dict[str, WorkerInfo], notes: list[str], rec
         print(line, file=stdout)
 
     def counts(found: list[Run]) -> str:
-        passed, failed = (sum(run.outcome == what for run in found) for what in ("passed", "failed"))
+        passed, failed = (sum(run.outcome == what for run in found) for what in (Outcome.PASSED, Outcome.FAILED))
         return f"{passed} passed / {failed} failed / {len(found) - passed - failed} skipped"
 
     pages = list(dict.fromkeys(run.page for run in runs))
@@ -222,7 +216,7 @@ def _report(runs: list[Run], infos: dict[str, WorkerInfo], notes: list[str], rec
         for run in skipped:
             say(f"{display(run.fence.path)}:{run.fence.line or 1}: [{run.entry.example_name(run.fence)}] on {run.device}: "
                 f"{run.skip}")
-    resumed = sum(run.outcome == "resumed" for run in runs)
+    resumed = sum(run.outcome == Outcome.RESUMED for run in runs)
     if resumed:
         say(f"\n{resumed} example run(s) skipped: --resume, their rows in {display(out)} are current and passed")
     failures = [run for run in runs if run.problem]
