@@ -31,7 +31,7 @@ from cheatsheet.check.outputs import Unplaceable, expected_code
 from cheatsheet.check.site import check_site
 from cheatsheet.model.devices import DEVICES
 from cheatsheet.model.edits import PageEdits
-from cheatsheet.model.pages import OUTPUT_LINE, Entry, Fence, comparable_code, counterpart, page_lang, parse_page
+from cheatsheet.model.pages import OUTPUT_LINE, Entry, Fence, comparable_code, counterpart, page_kind, page_lang, parse_page
 from cheatsheet.model.record import SOURCES, Outcome, Recorder, entry_row, release_of, vouches_for
 from cheatsheet.model.rules import Problem
 from cheatsheet.project import Project
@@ -169,8 +169,7 @@ def _without_output(fence: Fence) -> str:
 
 def pytest_collect_file(file_path, parent):
     run: Run = parent.config.stash[RUN_KEY]
-    recipe = file_path.suffix == ".py" and file_path.parent.name == "recipes"
-    if file_path.suffix != ".md" and not recipe:
+    if page_kind(file_path) is None:
         return None
     lang = page_lang(file_path, run.docs)
     if lang == "zh" or (lang == "en" and not counterpart(file_path, run.docs, "zh").exists()):

@@ -167,3 +167,21 @@ def test_one_engine_makes_rows_and_decides_what_the_record_vouches_for():
         assert "vouches_for(" in sources[face] and "entry_row(" in sources[face]
         assert not re.search(r"(?:==|=|return|\() *\"(?:passed|failed|resumed|skipped|needs-cuda|needs-gpus|needs-package)\"",
                              sources[face]), face
+
+
+def test_only_the_page_model_reads_a_page_s_text_and_names_a_file_s_kind():
+    """Outside model/, a field's text, an entry's head, its heading line and a page's front matter
+    come from the page model (Entry.field_markdown, head_markdown, heading, fields_markdown,
+    Page.front_matter, lines_holding), and what a file is from pages.page_kind, never from slicing
+    page.text or from a suffix. (check/code.py asks whether a snippets/ file is Python: not a page.)"""
+    package = PROJECT.root / "cheatsheet"
+    found = []
+    for path in package.rglob("*.py"):
+        name = path.relative_to(package).as_posix()
+        if name.startswith("model/"):
+            continue
+        for number, line in enumerate(path.read_text("utf-8").splitlines(), start=1):
+            if re.search(r"\bpage\.text\b|\.text\.splitlines\(\)", line) or (
+                    re.search(r"\.suffix ==|\.endswith\(\"\.(?:md|py)\"\)", line) and name != "check/code.py"):
+                found.append(f"{name}:{number}: {line.strip()}")
+    assert not found, "\n".join(found)

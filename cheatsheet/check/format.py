@@ -44,9 +44,8 @@ def page_findings(page: Page, snippets: Path) -> Findings:
 def placeholders(page: Page) -> list[Problem]:
     """The first placeholder of each entry (and of the page outside entries)."""
     found, reported = [], set()
-    for number, line in enumerate(page.text.splitlines(), start=1):
-        owner = next((e for e in page.entries if e.line <= number <= e.end_line), None)
-        if PLACEHOLDER in line and id(owner) not in reported:
+    for number, owner in page.lines_holding(PLACEHOLDER):
+        if id(owner) not in reported:
             reported.add(id(owner))
             found.append(problem(page.path, number, owner, "ENTRY010",
                                  f"placeholder `{PLACEHOLDER}` left here. Replace it with the real text or code "

@@ -127,6 +127,7 @@ class Entry:
     fields: dict[str, int] = field(default_factory=dict)  # field key -> line
     example_marker_line: int | None = None
     fences: list[Fence] = field(default_factory=list)
+    lines: tuple[str, ...] = ()  # the page's lines (the entry is lines[line - 1:end_line])
 
     @property
     def label(self) -> str:
@@ -152,6 +153,37 @@ class Entry:
         """`id` for the first example, `id#2` for the second, ..."""
         n = self.examples.index(fence)
         return self.label + (f"#{n + 1}" if n else "")
+
+    @property
+    def heading(self) -> str:
+        """The `###` heading line as the page writes it (title, `{ #id ... }` and its attributes)."""
+        return self.lines[self.line - 1] if self.lines else ""
+
+    @property
+    def head_markdown(self) -> str:
+        """The entry up to its example marker, as Markdown: `### Title` (no attributes), the code
+        line and the fields, as the page writes them."""
+        head = list(self.lines[self.line - 1:(self.example_marker_line or self.end_line) - 1])
+        return "\n".join([f"### {self.title}", *head[1:]]).strip()
+
+    def field_markdown(self, key: str) -> str:
+        """A field's Markdown (mnemonic, what, prereq) without its label, continuation lines joined."""
+        line = self.fields.get(key)
+        if line is None:
+            return ""
+        text = [self.lines[line - 1].strip().removeprefix("- ").strip().removeprefix(LABELS[self.lang][key]).strip()]
+        for more in self.lines[line:]:  # up to the next item or a blank line
+            if not more.strip() or more.lstrip().startswith("- "):
+                break
+            text.append(more.strip())
+        return "\n".join(text)
+
+    @property
+    def fields_markdown(self) -> str:
+        """Everything between the code line and the example marker, fences left out: the fields."""
+        end = (self.example_marker_line or self.end_line) - 1
+        start = self.code_line.end if self.code_line else self.line
+        return "\n".join(line for line in self.lines[start:end] if not line.lstrip().startswith("```"))
 
     def included_files(self) -> list[str]:
         return [f.include for f in self.with_role("include")]
@@ -185,6 +217,12 @@ class Page:
     sections: list[Section] = field(default_factory=list)  # the ## headings
 
     @property
+    def front_matter(self) -> str:
+        """The YAML between the opening `---` lines ("" without)."""
+        found = re.match(r"---\n(.*?\n)---\n", self.text, re.S)
+        return found.group(1) if found else ""
+
+    @property
     def title(self) -> str:
         """The page's `# Title` (a recipe's `# # Title`), else its file name."""
         pattern = RECIPE_TITLE if self.kind == "recipe" else re.compile(r"^# (.+)$", re.M)
@@ -193,6 +231,11 @@ class Page:
 
     def entry(self, entry_id: str) -> Entry | None:
         return next((e for e in self.entries if e.id == entry_id), None)
+
+    def lines_holding(self, text: str) -> list[tuple[int, Entry | None]]:
+        """Each line (1-based) that holds `text`, with the entry it is in (None outside entries)."""
+        return [(number, next((e for e in self.entries if e.line <= number <= e.end_line), None))
+                for number, line in enumerate(self.text.splitlines(), start=1) if text in line]
 
 
 def parse_fence_info(info: str) -> tuple[str, frozenset[str], dict[str, str]]:
@@ -275,8 +318,11 @@ def parse_text(path: Path, text: str, lang: str) -> Page:
             for key in ("mnemonic", "what", "prereq"):
                 if content.startswith(labels[key]) and tokens[i - 1].type == "paragraph_open":
                     entry.fields.setdefault(key, tok.map[0] + 1)
+    lines = tuple(text.splitlines())
     if entry is not None:
-        entry.end_line = len(text.splitlines())
+        entry.end_line = len(lines)
+    for each in entries:
+        each.lines = lines
     return Page(path, lang, entries, outside, text, sections=sections)
 
 
@@ -288,7 +334,7 @@ def parse_recipe(path: Path, text: str, lang: str) -> Page:
     """A recipe: one entry, `recipe-<file name>`, whose example is the whole file."""
     title = RECIPE_TITLE.search(text)
     entry = Entry(f"recipe-{path.stem}", title.group(1).strip() if title else path.stem, 1, path, lang,
-                  end_line=len(text.splitlines()), example_marker_line=1)
+                  end_line=len(text.splitlines()), example_marker_line=1, lines=tuple(text.splitlines()))
     entry.fences.append(Fence(path, 0, "python", frozenset(), {}, text, "example", len(text.splitlines()) + 1))
     return Page(path, lang, [entry], [], text, kind="recipe")
 
@@ -329,6 +375,17 @@ def counterpart(path: Path, docs: Path, lang: str) -> Path:
     """The same page in the other language."""
     rel = Path(path).resolve().relative_to(Path(docs).resolve())
     return Path(docs).resolve() / lang / Path(*rel.parts[1:])
+
+
+def page_kind(path: Path | str) -> str | None:
+    """What a file under a language's docs is: "topic" (a Markdown page), "recipe" (recipes/NAME.py),
+    or None (not a page). The one place a file's name says what it is."""
+    path = Path(path)
+    if path.suffix == ".md":
+        return "topic"
+    if path.suffix == ".py" and path.parent.name == "recipes":
+        return "recipe"
+    return None
 
 
 def site_files(root: Path) -> list[Path]:

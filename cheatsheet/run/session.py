@@ -100,7 +100,10 @@ class Session:
 
     def forkserver(self, device: str) -> ForkServer | None:
         """The device's fork server, started by the first shell example; None if it could not
-        start (the shell examples then start real interpreters, as without one)."""
+        start, or with CHEATSHEET_FORKSERVER=0 (the shell examples then start real interpreters:
+        how ARCHITECTURE.md's figures with and without it are measured)."""
+        if os.environ.get("CHEATSHEET_FORKSERVER") == "0":
+            return None
         with self._forkserver_lock:
             if device not in self.forkservers:
                 try:

@@ -16,7 +16,6 @@ from collections.abc import Mapping
 
 from mkdocs.utils import get_relative_url
 
-from cheatsheet.model.langs import LABELS
 from cheatsheet.model.pages import Entry, Page
 
 MARKER = "<!-- all-idioms -->"
@@ -24,10 +23,9 @@ MARKER = "<!-- all-idioms -->"
 
 def what(page: Page, entry: Entry, strings: Mapping[str, str]) -> str:
     """The first sentence of the entry's 作用 / What it does, as HTML (code spans kept)."""
-    line = entry.fields.get("what")
-    if not line:
+    text = entry.field_markdown("what").split("\n")[0]  # its first line holds the first sentence
+    if not text:
         return ""
-    text = page.text.splitlines()[line - 1].strip().removeprefix("- ").removeprefix(LABELS[page.lang]["what"]).strip()
     text = re.split(r"(?<=。)|(?<=[a-z)`]\.)\s+(?=[A-Z`])", text, maxsplit=1)[0]
     text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text).replace("**", "")
     limit, space = int(strings["glance.what_chars"]), strings["glance.word_break"]

@@ -22,9 +22,7 @@ from cheatsheet.site.strings import STRINGS
 
 def _entry_markdown(page: Page, entry: Entry) -> str:
     """The entry's Markdown up to its example marker: heading, code line and fields."""
-    lines = page.text.splitlines()[entry.line - 1:(entry.example_marker_line or entry.end_line) - 1]
-    lines[0] = "### " + entry.title
-    return "\n".join(lines).strip()
+    return entry.head_markdown
 
 
 def _code(fence: Fence) -> str:

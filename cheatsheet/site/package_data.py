@@ -39,8 +39,7 @@ BOOST = re.compile(r"^search:\s*\n(?:[ \t]+.*\n)*?[ \t]+boost:\s*([0-9.]+)", re.
 
 
 def _front_matter_boost(page: Page) -> float | None:
-    front = re.match(r"---\n(.*?\n)---\n", page.text, re.S)
-    found = BOOST.search(front.group(1)) if front else None
+    found = BOOST.search(page.front_matter)
     return float(found.group(1)) if found else None
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 import jupytext
 import nbformat
 
+from cheatsheet.model.pages import page_kind
 from cheatsheet.model.record import Verdict
 from cheatsheet.site.entry_status import compact
 
@@ -28,7 +29,7 @@ LOADERS = re.compile(
 
 
 def is_recipe(src_uri: str) -> bool:
-    return src_uri.startswith("recipes/") and src_uri.endswith(".py")
+    return page_kind(src_uri) == "recipe" and src_uri.startswith("recipes/")
 
 
 def without_loaders(html: str) -> str:

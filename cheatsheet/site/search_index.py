@@ -128,12 +128,8 @@ def once_each(search_words: str) -> str:
 
 def entry_text(page: Page, entry: Entry) -> str:
     """The entry's fields as plain text: the paragraphs between its code line and its example."""
-    lines = page.text.splitlines()
-    end = (entry.example_marker_line or entry.end_line) - 1
-    start = entry.code_line.end if entry.code_line else entry.line
-    kept = [line for line in lines[start:end] if not line.lstrip().startswith("```")]
     labels = [label for key, label in LABELS[page.lang].items() if key != "example"]
-    text = plain("\n".join(kept))
+    text = plain(entry.fields_markdown)
     for label in labels:
         text = text.replace(label, " ")
     return re.sub(r"\s+", " ", text).strip()

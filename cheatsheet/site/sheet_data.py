@@ -74,16 +74,8 @@ def entry_address(site_url: str | None, src_uri: str, page: Page, entry: Entry) 
 
 def fields(page: Page, entry: Entry, src_uri: str, site_url: str | None) -> dict[str, str]:
     """Each field's Markdown without its label (mnemonic, what, prereq), in page order."""
-    lines = page.text.splitlines()
-    out = {}
-    for key, line in sorted(entry.fields.items(), key=lambda item: item[1]):
-        text = [lines[line - 1].strip().removeprefix("- ").strip().removeprefix(LABELS[page.lang][key]).strip()]
-        for more in lines[line:]:  # a field's continuation lines, up to the next item or a blank line
-            if not more.strip() or more.lstrip().startswith("- "):
-                break
-            text.append(more.strip())
-        out[key] = absolute_links("\n".join(text), src_uri, site_url)
-    return out
+    return {key: absolute_links(entry.field_markdown(key), src_uri, site_url)
+            for key, _ in sorted(entry.fields.items(), key=lambda item: item[1])}
 
 
 def shown_fences(entry: Entry, snippets: Path) -> list[tuple[str, str, bool]]:
@@ -113,8 +105,7 @@ def entry_markdown(src_uri: str, page: Page, entry: Entry, site_url: str | None,
     if page.kind == "recipe":
         parts = [f"### {entry.title}"]
     else:
-        head = page.text.splitlines()[entry.line - 1:(entry.example_marker_line or entry.end_line) - 1]
-        parts = ["\n".join([f"### {entry.title}", *head[1:]]).strip(), f"**{LABELS[page.lang]['example']}**"]
+        parts = [entry.head_markdown, f"**{LABELS[page.lang]['example']}**"]
     for lang, code, requires_cuda in shown_fences(entry, snippets):
         if requires_cuda:
             parts.append(strings["notebook.cuda"])

@@ -175,11 +175,10 @@ def table(docs: Path, inspect=None) -> list[dict[str, str]]:
         page = parse_page(path, LANGS[0])
         if page.kind != "topic":
             continue
-        lines = page.text.splitlines()
         for entry in page.entries:
             if entry.code_line is None or entry.code_line.lang != "python":
                 continue
-            override = OVERRIDE.search(lines[entry.line - 1])
+            override = OVERRIDE.search(entry.heading)
             wanted.append((entry.id, candidates(entry.code_line.code, override.group(1) if override else None)))
     found = (inspect or _inspect_here)([name for _, names in wanted for name in names])
     return [{"entry": entry_id, "api": name, "url": url(name)}

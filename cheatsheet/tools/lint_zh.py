@@ -16,7 +16,7 @@ from pathlib import Path
 
 from cheatsheet import display
 from cheatsheet.model.edits import PageEdits
-from cheatsheet.model.pages import OUTPUT_LINE, markdown_tokens, site_files
+from cheatsheet.model.pages import OUTPUT_LINE, markdown_tokens, page_kind, site_files
 from cheatsheet.project import repo
 
 PROJECT = repo()
@@ -27,7 +27,7 @@ def files(docs: Path = PROJECT.docs, snippets: Path = PROJECT.snippets) -> list[
 
 
 def _kind(path: Path) -> str:
-    return "python" if path.suffix == ".py" else "markdown"  # a recipe's text is in its comments
+    return "python" if page_kind(path) == "recipe" else "markdown"  # a recipe's text is in its comments
 
 
 def problems(paths: list[Path] | None = None) -> list[str]:
@@ -41,8 +41,8 @@ def problems(paths: list[Path] | None = None) -> list[str]:
             found.append(f"{display(path, PROJECT.root)}:{line.line}:{line.col}: {line.old.strip()!r} -> {line.new.strip()!r}")
         if path.name != "glossary.md":
             found += [f"{display(path, PROJECT.root)}:{line}: {avoid!r} -> {use!r} (glossary: preferred terms)"
-                      for line, avoid, use in vocabulary(text if path.suffix == ".md" else f"```python\n{text}```\n", terms,
-                                                         offset=-1 if path.suffix == ".py" else 0)]
+                      for line, avoid, use in vocabulary(text if _kind(path) == "markdown" else f"```python\n{text}```\n",
+                                                         terms, offset=-1 if _kind(path) == "python" else 0)]
     return found
 
 
