@@ -229,10 +229,16 @@ def _pin() -> str:
 def test_torch_matrix_is_the_pin_and_the_claimed_releases():
     from cheatsheet.project import repo
 
-    wanted = {_pin(), *repo().releases}
+    import json
+
+    claimed = json.loads(subprocess.run([str(ROOT / ".ci" / "legs"), "--claimed"], capture_output=True, text=True,
+                                        check=True).stdout)
+    assert claimed == list(repo().releases) and _pin() in claimed
     jobs = _load(GITHUB / "workflows" / "tests.yml")["jobs"]
+    assert ".ci/legs --claimed" in " ".join(script for job, script in _runs(GITHUB / "workflows" / "tests.yml") if job == "plan")
     for name in ("tests", "pages"):
-        assert set(jobs[name]["strategy"]["matrix"]["torch"]) == wanted, f"tests.yml job {name}: the torch matrix is not {wanted}"
+        # the matrix is what .ci/legs --claimed prints from pyproject.toml: no workflow repeats the releases
+        assert jobs[name]["strategy"]["matrix"]["torch"] == "${{ fromJSON(needs.plan.outputs.releases) }}", name
     # The record job merges and checks the parts of every release, over the committed record.
     download = next(step for step in jobs["record"]["steps"] if "download-artifact" in str(step.get("uses")))
     assert download["with"]["pattern"] == "record-*"
@@ -335,3 +341,14 @@ def test_the_release_legs_are_every_other_release_on_record_one_job_each():
     assert "cp -R verification merged" in merge and "record --dir merged --merge parts/*" in merge
     assert any("peter-evans/create-pull-request@" in str(step.get("uses")) for step in jobs["pull-request"]["steps"])
     assert set(wf["on"]) == {"schedule", "workflow_dispatch"}, "the legs run on the default branch, never on a fork's code"
+
+
+def test_no_workflow_issue_form_or_schema_names_a_torch_release():
+    """The releases live in pyproject.toml ([tool.cheatsheet] releases and legs); the workflows read
+    them through .ci/legs, and the forms and the schema describe a version without naming one."""
+    files = [*(GITHUB / "workflows").glob("*.yml"), *(GITHUB / "ISSUE_TEMPLATE").glob("*.yml"),
+             *(ROOT / "schemas").glob("*.json")]
+    named = [f"{path.relative_to(ROOT)}:{n}: {line.strip()}" for path in files
+             for n, line in enumerate(path.read_text("utf-8").splitlines(), start=1)
+             if re.search(r"(?<![\w.@/-])2\.\d+\.\d+", line)]
+    assert not named, "\n".join(named)
