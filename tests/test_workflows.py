@@ -227,9 +227,9 @@ def _pin() -> str:
 
 
 def test_torch_matrix_is_the_pin_and_the_claimed_releases():
-    from cheatsheet.project import repo
-
     import json
+
+    from cheatsheet.project import repo
 
     claimed = json.loads(subprocess.run([str(ROOT / ".ci" / "legs"), "--claimed"], capture_output=True, text=True,
                                         check=True).stdout)
