@@ -17,6 +17,7 @@ from pathlib import Path
 
 from cheatsheet import display
 from cheatsheet.model.devices import DEVICES
+from cheatsheet.model.langs import LANGS
 from cheatsheet.model.record import SOURCES, STATES
 from cheatsheet.project import repo
 
@@ -287,7 +288,7 @@ def cmd_offline(args) -> int:
 
 
 @command(arg("query", nargs="+", help="words, an API name or a pasted error message"),
-         arg("--lang", choices=("zh", "en"), help="the sheet's language (default: the query's)"),
+         arg("--lang", choices=LANGS, help="the sheet's language (default: the query's)"),
          arg("-n", "--limit", type=int, default=3, help="how many entries (default 3)"),
          arg("--torch", metavar="RELEASE", help="the release to report on (default: the torch installed here, "
                                                 "read without importing it; without one, the newest on record)"),

@@ -31,6 +31,7 @@ from cheatsheet.check.outputs import Unplaceable, expected_code
 from cheatsheet.check.site import check_site
 from cheatsheet.model.devices import DEVICES
 from cheatsheet.model.edits import PageEdits
+from cheatsheet.model.langs import OTHERS, SOURCE
 from cheatsheet.model.pages import OUTPUT_LINE, Entry, Fence, comparable_code, counterpart, page_kind, page_lang, parse_page
 from cheatsheet.model.record import SOURCES, Outcome, Recorder, entry_row, release_of, vouches_for
 from cheatsheet.model.rules import Problem
@@ -119,21 +120,23 @@ class Run:
         got[item.name] = (outcome, getattr(item, "note", ""))
         if len(got) < len(item.entry.examples) or not item.entry.id:
             return
-        rel = item.entry.path.relative_to(self.docs / "zh").as_posix()
+        rel = item.entry.path.relative_to(self.docs / SOURCE).as_posix()
         row = entry_row(rel, item.entry, list(got.values()), self.session.worker_info(item.device),
                         self.config.option.record_source, self.snippets)
         if row is not None:
             self.recorder.add(item.device, row)
 
-    def english(self, entry: Entry, fence: Fence) -> Fence | None:
-        """The English page's copy of the fence, if its code is the Chinese code (output lines and
-        comments aside): only then can the same run write its output lines."""
-        en_path = counterpart(fence.path, self.docs, "en")
-        en_entry = parse_page(en_path, "en").entry(entry.id) if en_path.exists() else None
-        if en_entry is None or len(en_entry.fences) != len(entry.fences):
-            return None
-        en_fence = en_entry.fences[entry.fences.index(fence)]
-        return en_fence if _without_output(en_fence) == _without_output(fence) else None
+    def translations(self, entry: Entry, fence: Fence) -> dict[str, Fence | None]:
+        """Each other language's copy of the fence, or None where its code is not the source's
+        (output lines and comments aside): only where it is can the same run write its output lines."""
+        copies: dict[str, Fence | None] = {}
+        for other in OTHERS:
+            path = counterpart(fence.path, self.docs, other)
+            translated = parse_page(path, other).entry(entry.id) if path.exists() else None
+            copy = (translated.fences[entry.fences.index(fence)]
+                    if translated is not None and len(translated.fences) == len(entry.fences) else None)
+            copies[other] = copy if copy is not None and _without_output(copy) == _without_output(fence) else None
+        return copies
 
     def write_updates(self) -> list[str]:
         """Write the collected outputs into both languages; returns what changed."""
@@ -147,14 +150,14 @@ class Run:
                 continue
             if code != fence.code:
                 edits.replace_fence(fence, code, f"the output lines of [{name}]")
-            en_fence = self.english(entry, fence)
-            if en_fence is not None:
-                en_code = expected_code(en_fence, runs, self.session.worker_info("cpu").torch)
-                if en_code != en_fence.code:
-                    edits.replace_fence(en_fence, en_code, f"the output lines of [{name}]")
-            else:
-                changed.append(f"{display(counterpart(fence.path, self.docs, 'en'))}: [{entry.label}] not updated: its code "
-                               "differs from the Chinese page (PAIR003); make it identical, then run again")
+            for other, copy in self.translations(entry, fence).items():
+                if copy is None:
+                    changed.append(f"{display(counterpart(fence.path, self.docs, other))}: [{entry.label}] not updated: its "
+                                   "code differs from the source page's (PAIR003); make it identical, then run again")
+                    continue
+                copy_code = expected_code(copy, runs, self.session.worker_info("cpu").torch)
+                if copy_code != copy.code:
+                    edits.replace_fence(copy, copy_code, f"the output lines of [{name}]")
             changed.append(f"{display(fence.path)}:{fence.line}: [{name}] output lines written from {', '.join(sorted(runs))}")
         edits.write()
         return changed
@@ -172,7 +175,7 @@ def pytest_collect_file(file_path, parent):
     if page_kind(file_path) is None:
         return None
     lang = page_lang(file_path, run.docs)
-    if lang == "zh" or (lang == "en" and not counterpart(file_path, run.docs, "zh").exists()):
+    if lang == SOURCE or (lang in OTHERS and not counterpart(file_path, run.docs, SOURCE).exists()):
         return PageFile.from_parent(parent, path=file_path, lang=lang)
     return None
 
@@ -185,11 +188,11 @@ class PageFile(pytest.File):
     def collect(self):
         run: Run = self.config.stash[RUN_KEY]
         page = parse_page(self.path, self.lang)
-        run.pages_checked.add(counterpart(self.path, run.docs, "zh").resolve())
+        run.pages_checked.add(counterpart(self.path, run.docs, SOURCE).resolve())
         rel = Path(self.path).resolve().relative_to(run.docs / self.lang).as_posix()
-        labels = {e.label for e in page.entries} if self.lang == "zh" else set()
+        labels = {e.label for e in page.entries} if self.lang == SOURCE else set()
         yield ChecksItem.from_parent(self, name="[page]", rel=rel, label=None, labels=labels, line=1)
-        if self.lang != "zh":
+        if self.lang != SOURCE:
             return
         for entry in page.entries:
             yield ChecksItem.from_parent(self, name=f"{entry.label}[entry]", rel=rel, label=entry.label, labels=labels,
@@ -263,18 +266,18 @@ class ExampleItem(pytest.Item):
             pytest.skip(f"[{self.entry.label}] {found.result.skip}")
         # --update-output writes what ran where the page differs, or where only the English page lacks it.
         if self.config.option.update_output and (
-                found.mismatch is not None or (found.problem is None and self._english_differs(run, found.result.outputs))):
+                found.mismatch is not None or (found.problem is None and self._translation_differs(run, found.result.outputs))):
             run.update(self, found.result.outputs)
             return
         if found.problem is not None:
             raise ExampleFailure(found.problem)
 
-    def _english_differs(self, run: Run, outputs: tuple) -> bool:
-        """With --update-output: the Chinese page is right, but the English one lacks the lines."""
-        en_fence = run.english(self.entry, self.fence)
+    def _translation_differs(self, run: Run, outputs: tuple) -> bool:
+        """With --update-output: the source page is right, but another language's lacks the lines."""
+        torch = run.session.worker_info(self.device).torch
         try:
-            return en_fence is not None and en_fence.code != expected_code(
-                en_fence, {self.device: outputs}, run.session.worker_info(self.device).torch)
+            return any(copy is not None and copy.code != expected_code(copy, {self.device: outputs}, torch)
+                       for copy in run.translations(self.entry, self.fence).values())
         except Unplaceable:
             return False
 

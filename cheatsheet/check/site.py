@@ -16,6 +16,7 @@ from cheatsheet.check import code
 from cheatsheet.check.findings import Inspect, NameUse, problem
 from cheatsheet.check.format import page_findings
 from cheatsheet.check.pairing import pair_problems
+from cheatsheet.model.langs import OTHERS, SOURCE
 from cheatsheet.model.pages import LANGS, Entry, Page, parse_page, site_files
 from cheatsheet.model.rules import Problem
 
@@ -47,7 +48,7 @@ def check_site(docs: Path, snippets: Path, inspect: Inspect, only: set[Path] | N
         pages = {lang: parse_page(docs / lang / rel, lang) if (docs / lang / rel).exists() else None for lang in LANGS}
         for lang, page in pages.items():
             located += [(page_rel, p) for p in duplicate_ids(page, seen[lang])] if page else []
-        if only is not None and (docs / "zh" / rel).resolve() not in only:
+        if only is not None and (docs / SOURCE / rel).resolve() not in only:
             continue
         for page in filter(None, pages.values()):
             found = page_findings(page, snippets)
@@ -60,7 +61,7 @@ def check_site(docs: Path, snippets: Path, inspect: Inspect, only: set[Path] | N
                                               f"{display(missing)} does not exist. Every page needs both languages at the "
                                               "same relative path; translate this page there.")))
         else:
-            located += [(page_rel, p) for p in pair_problems(pages["zh"], pages["en"])]
+            located += [(page_rel, p) for other in OTHERS for p in pair_problems(pages[SOURCE], pages[other])]
     if uses:
         info = inspect(sorted({use.name for _, use in uses}))
         located += [(page_rel, p) for page_rel, use in uses for p in code.name_problems(use, info[use.name])]

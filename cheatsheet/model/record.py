@@ -33,6 +33,7 @@ from pathlib import Path
 
 from cheatsheet import display
 from cheatsheet.model.devices import DEVICES
+from cheatsheet.model.langs import SOURCE
 from cheatsheet.model.pages import Entry, site_pages
 from cheatsheet.model.rules import Problem
 
@@ -226,8 +227,9 @@ def save(record_dir: Path, release: str, device: str, rows: list[Row]) -> None:
 
 def entries(docs: Path) -> list[tuple[str, Entry]]:
     """(page path relative to docs/zh, entry) for every entry with an id, in site order."""
-    zh = Path(docs) / "zh"
-    return [(page.path.relative_to(zh.resolve()).as_posix(), e) for page in site_pages(docs, "zh") for e in page.entries if e.id]
+    source = Path(docs) / SOURCE
+    return [(page.path.relative_to(source.resolve()).as_posix(), e) for page in site_pages(docs, SOURCE)
+            for e in page.entries if e.id]
 
 
 class Record:

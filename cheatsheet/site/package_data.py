@@ -26,6 +26,7 @@ import re
 import shutil
 from pathlib import Path
 
+from cheatsheet.model.langs import URL_PREFIX
 from cheatsheet.model.pages import Page, site_pages
 from cheatsheet.model.record import Record
 from cheatsheet.project import Project
@@ -34,7 +35,6 @@ from cheatsheet.site.entry_status import checked
 from cheatsheet.site.strings import STRINGS
 
 JS = ("minisearch.js", "search-rank.js")
-LANG_PREFIX = {"zh": "", "en": "en/"}  # each language's site under the published root
 BOOST = re.compile(r"^search:\s*\n(?:[ \t]+.*\n)*?[ \t]+boost:\s*([0-9.]+)", re.M)
 
 
@@ -54,7 +54,7 @@ def build(project: Project, out: Path, site_url: str | None = None) -> Path:
     record = Record(project.record, project.snippets)
     tmp = out.with_name(out.name + ".tmp")
     shutil.rmtree(tmp, ignore_errors=True)
-    for lang, prefix in LANG_PREFIX.items():
+    for lang, prefix in URL_PREFIX.items():
         docs_dir = project.docs / lang
         pages = [p for p in site_pages(project.docs, lang) if p.entries]
         urls = {p.path: _url(p, project.docs) for p in pages}

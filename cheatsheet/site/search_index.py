@@ -27,6 +27,7 @@ import json
 import re
 from pathlib import Path
 
+from cheatsheet.model.langs import OTHERS, SOURCE
 from cheatsheet.model.pages import LABELS, Entry, Page, counterpart, parse_page
 
 INDEX = "search/entries.json"
@@ -185,11 +186,16 @@ def _plain_html(html: str) -> str:
 
 
 def _other_titles(page: Page, docs: Path, lang: str) -> dict[str, str]:
-    """Entry id -> its title in English, for the Chinese site's documents."""
-    if lang != "zh":
+    """Entry id -> its titles in the other languages, for the source language's documents (so that
+    English task words typed on the Chinese site find the entry)."""
+    if lang != SOURCE:
         return {}
-    path = counterpart(page.path, docs, "en")
-    return {e.id: e.title for e in parse_page(path, "en").entries} if path.exists() else {}
+    titles: dict[str, list[str]] = {}
+    for other in OTHERS:
+        path = counterpart(page.path, docs, other)
+        for e in parse_page(path, other).entries if path.exists() else []:
+            titles.setdefault(e.id, []).append(e.title)
+    return {entry_id: " / ".join(found) for entry_id, found in titles.items()}
 
 
 def synonyms(lang: str, path: Path = SYNONYMS) -> dict[str, str]:

@@ -20,11 +20,11 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
+from cheatsheet.model.langs import LANGS, SOURCE
 from cheatsheet.model.record import release_of, version_key
 from cheatsheet.project import REPO, repo
 
 DATA = Path(__file__).resolve().parent.parent / "data"  # cheatsheet/data: in the wheel, or written here
-LANGS = ("zh", "en")
 CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 
 WORDS = {
@@ -66,11 +66,11 @@ def data_dir() -> Path:
     if (REPO / "docs").is_dir() and project.docs.is_dir():
         from cheatsheet.site import package_data  # a checkout only: it reads the pages
 
-        stamp = DATA / "zh" / "index.json"
+        stamp = DATA / SOURCE / "index.json"
         built = stamp.stat().st_mtime if stamp.is_file() else 0.0
         if any(path.stat().st_mtime > built for path in package_data.sources(project)):
             package_data.build(project, DATA)
-    if not (DATA / "zh" / "index.json").is_file():
+    if not (DATA / SOURCE / "index.json").is_file():
         raise SheetError(f"{DATA} holds no data: install the package with pip (its build writes it), "
                          "or run this from a checkout of the repository")
     return DATA

@@ -18,6 +18,7 @@ from typing import TextIO
 
 from cheatsheet import display
 from cheatsheet.model.devices import DEVICES
+from cheatsheet.model.langs import SOURCE
 from cheatsheet.model.pages import Entry, Fence
 from cheatsheet.model.record import Outcome, Recorder, entries, entry_row, load, path_for, release_of, vouches_for
 from cheatsheet.model.rules import Problem
@@ -76,7 +77,7 @@ def _page(project: Project, name: str) -> str | None:
         path, docs = path.resolve(), project.docs.resolve()
         lang = next((d for d in sorted(docs.iterdir()) if d.is_dir() and d in path.parents), None)
         return path.relative_to(lang).as_posix() if lang else None  # docs/en/x.md runs as docs/zh/x.md
-    return next((rel for rel in (name, f"{name}.md") if (project.docs / "zh" / rel).is_file()), None)
+    return next((rel for rel in (name, f"{name}.md") if (project.docs / SOURCE / rel).is_file()), None)
 
 
 def _gpu_absent() -> str | None:
