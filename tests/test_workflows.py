@@ -343,11 +343,12 @@ def test_the_release_legs_are_every_other_release_on_record_one_job_each():
     assert set(wf["on"]) == {"schedule", "workflow_dispatch"}, "the legs run on the default branch, never on a fork's code"
 
 
-def test_no_workflow_issue_form_or_schema_names_a_torch_release():
+def test_no_workflow_issue_form_schema_or_readme_names_a_torch_release():
     """The releases live in pyproject.toml ([tool.cheatsheet] releases and legs); the workflows read
-    them through .ci/legs, and the forms and the schema describe a version without naming one."""
+    them through .ci/legs, and the forms, the schema and the README describe a version without
+    naming one."""
     files = [*(GITHUB / "workflows").glob("*.yml"), *(GITHUB / "ISSUE_TEMPLATE").glob("*.yml"),
-             *(ROOT / "schemas").glob("*.json")]
+             *(ROOT / "schemas").glob("*.json"), ROOT / "README.md"]
     named = [f"{path.relative_to(ROOT)}:{n}: {line.strip()}" for path in files
              for n, line in enumerate(path.read_text("utf-8").splitlines(), start=1)
              if re.search(r"(?<![\w.@/-])2\.\d+\.\d+", line)]
