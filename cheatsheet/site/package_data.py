@@ -22,25 +22,26 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 from pathlib import Path
+
+import yaml
 
 from cheatsheet.model.langs import URL_PREFIX
 from cheatsheet.model.pages import Page, site_pages
 from cheatsheet.model.record import Record
 from cheatsheet.project import Project
-from cheatsheet.site import search_index, sheet_data
-from cheatsheet.site.entry_status import checked
+from cheatsheet.site import ranking, search_index, sheet_data
+from cheatsheet.site.entry_status import checked, entry_since
 from cheatsheet.site.strings import STRINGS
 
-JS = ("minisearch.js", "search-rank.js")
-BOOST = re.compile(r"^search:\s*\n(?:[ \t]+.*\n)*?[ \t]+boost:\s*([0-9.]+)", re.M)
+SCRIPTS = Path(__file__).resolve().parent.parent.parent / "overrides" / "assets" / "javascripts"
 
 
 def _front_matter_boost(page: Page) -> float | None:
-    found = BOOST.search(page.front_matter)
-    return float(found.group(1)) if found else None
+    """The page's `search: boost:`, as Material's search reads it from the front matter."""
+    boost = ((yaml.safe_load(page.front_matter) or {}).get("search") or {}).get("boost")
+    return float(boost) if boost is not None else None
 
 
 def _url(page: Page, docs: Path) -> str:
@@ -72,28 +73,24 @@ def build(project: Project, out: Path, site_url: str | None = None) -> Path:
                                  for lang_, code, cuda in sheet_data.shown_fences(entry, project.snippets)]
                 data["markdown"] = sheet_data.entry_markdown(src_uri, page, entry, base, verdicts, STRINGS[lang],
                                                              project.snippets)
+                data["works_since"] = entry_since(verdicts)[1]  # as the status line says it
                 entries.append(data)
         (tmp / lang).mkdir(parents=True)
         data = {"boost": search_index.BOOST, "synonyms": search_index.synonyms(lang), "docs": documents}
-        (tmp / lang / "index.json").write_text(_built_index(project, data, texts), "utf-8")
+        (tmp / lang / "index.json").write_text(_built_index(data, texts), "utf-8")
         _dump(tmp / lang / "entries.json", {"lang": lang, "entries": entries})
     (tmp / "js").mkdir()
-    for name in JS:
-        shutil.copyfile(project.root / "overrides" / "assets" / "javascripts" / name, tmp / "js" / name)
+    for name in ranking.SCRIPTS:
+        shutil.copyfile(SCRIPTS / name, tmp / "js" / name)
     shutil.rmtree(out, ignore_errors=True)
     tmp.rename(out)
     return out
 
 
-def _built_index(project: Project, data: dict, texts: list[str]) -> str:
+def _built_index(data: dict, texts: list[str]) -> str:
     """The index that search-rank.js builds from `data` and `texts`, as JSON (Index.prototype.toJSON)."""
-    from py_mini_racer import MiniRacer
-
-    ctx = MiniRacer()
+    ctx = ranking.context(SCRIPTS)
     try:
-        ctx.eval("var window = this;")  # the scripts' UMD wrappers set their globals on it
-        for name in JS:
-            ctx.eval((project.root / "overrides" / "assets" / "javascripts" / name).read_text("utf-8"))
         return ctx.eval(f"var index = new CheatsheetRank.Index(JSON.parse({json.dumps(json.dumps(data, ensure_ascii=False))}));"
                         f"index.addTexts(JSON.parse({json.dumps(json.dumps(texts, ensure_ascii=False))}));"
                         "JSON.stringify(index)")
@@ -102,10 +99,11 @@ def _built_index(project: Project, data: dict, texts: list[str]) -> str:
 
 
 def sources(project: Project) -> list[Path]:
-    """What the data is made from: when one of them is newer, it is out of date."""
-    js = [project.root / "overrides" / "assets" / "javascripts" / name for name in JS]
+    """What the data is made from: when one of them is newer, it is out of date (the pages, the
+    record, the synonyms, the ranking scripts and the site code that writes the data)."""
     return [*project.docs.rglob("*.md"), *project.docs.rglob("*.py"), *project.record.rglob("*.csv"),
-            search_index.SYNONYMS, *js, Path(__file__)]
+            search_index.SYNONYMS, *(SCRIPTS / name for name in ranking.SCRIPTS),
+            *Path(__file__).parent.glob("*.py"), *Path(__file__).parent.parent.joinpath("model").glob("*.py")]
 
 
 def _dump(path: Path, data) -> None:

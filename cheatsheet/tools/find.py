@@ -23,20 +23,18 @@ from pathlib import Path
 from cheatsheet.model.langs import LANGS, SOURCE
 from cheatsheet.model.record import release_of, version_key
 from cheatsheet.project import REPO, repo
+from cheatsheet.site import ranking
+from cheatsheet.site.strings import STRINGS
 
 DATA = Path(__file__).resolve().parent.parent / "data"  # cheatsheet/data: in the wheel, or written here
 CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 
+# What only the terminal says; the states and devices are the site's own words (site/strings.py).
 WORDS = {
-    "zh": {"passed": "通过", "failed": "失败", "needs-cuda": "只能在 GPU 上运行", "needs-package": "缺少所需的包，未运行",
-           "needs-gpus": "GPU 数量不够，未运行", "stale": "代码改过，尚未重新验证", "missing": "尚未运行",
-           "cpu": "CPU", "cuda": "CUDA", "since": "{release} 及以上可用", "on": "torch {release}：{states}",
+    "zh": {"since": "{release} 及以上可用", "on": "torch {release}：{states}", "sep": "；",
            "not_recorded": "torch {release} 不在验证记录里（记录了 {releases}）", "what": "作用", "example": "示例",
            "none": "没有找到匹配的条目"},
-    "en": {"passed": "passed", "failed": "failed", "needs-cuda": "runs on a GPU only",
-           "needs-package": "not run: a package is missing",
-           "needs-gpus": "not run: too few GPUs", "stale": "changed since, not yet re-run", "missing": "not yet run",
-           "cpu": "CPU", "cuda": "CUDA", "since": "works since {release}", "on": "torch {release}: {states}",
+    "en": {"since": "works since {release}", "on": "torch {release}: {states}", "sep": "; ",
            "not_recorded": "torch {release} is not in the record (it holds {releases})", "what": "What it does",
            "example": "Example", "none": "no entry matches"},
 }
@@ -99,31 +97,39 @@ class Answer:
         """The first example as the page shows it: each statement's output lines right under it."""
         return self.entry["shown"][0]["code"] if self.entry.get("shown") else ""
 
+    def reported(self, release: str | None) -> str | None:
+        """The release the status speaks of: `release` if the record holds it, else (no release
+        asked for) the newest on record; None for a release the record lacks."""
+        releases = sorted({v["release"] for v in self.entry["record"]}, key=version_key, reverse=True)
+        if release is None:
+            return releases[0] if releases else None
+        return release if release in releases else None
+
     def status(self, release: str | None) -> str:
-        """What the record says for `release` (every release when None), and since when it works."""
-        words = WORDS[self.lang]
-        record = self.entry["record"]
-        releases = sorted({v["release"] for v in record}, key=version_key, reverse=True)
+        """What the record says for `release` (the newest on record when None), and since when it works."""
+        words, strings = WORDS[self.lang], STRINGS[self.lang]
+        shown = self.reported(release)
         parts = []
-        if release is not None and release not in releases:
+        if shown is None and release is not None:
+            releases = sorted({v["release"] for v in self.entry["record"]}, key=version_key, reverse=True)
             parts.append(words["not_recorded"].format(release=release, releases=", ".join(releases)))
-        for shown in [release] if release in releases else ([] if release else releases[:1]):
-            states = [f"{words[v['device']]} {words[v['state']]}" for v in record if v["release"] == shown]
+        if shown is not None:
+            states = [f"{strings['device.' + v['device']]} {strings['state.' + v['state']]}"
+                      for v in self.entry["record"] if v["release"] == shown]
             parts.append(words["on"].format(release=shown, states=" · ".join(states)))
         if self.since:
             parts.append(words["since"].format(release=self.since))
-        return ("；" if self.lang == "zh" else "; ").join(parts)
+        return words["sep"].join(parts)
 
     @property
     def since(self) -> str | None:
-        """The release it works since, as the site's status line says it: on CPU, or on CUDA for
-        an entry whose examples all need a GPU."""
-        examples = self.entry["examples"]
-        gpu_only = bool(examples) and all(example["requires_cuda"] for example in examples)
-        return (self.entry.get("since") or {}).get("cuda" if gpu_only else "cpu")
+        """The release it works since, as the site's status line says it (written with the data)."""
+        return self.entry.get("works_since")
 
     def failed(self, release: str | None) -> bool:
-        return any(v["state"] == "failed" for v in self.entry["record"] if release is None or v["release"] == release)
+        """Whether the record has it failed on the release the status speaks of."""
+        shown = self.reported(release)
+        return any(v["state"] == "failed" for v in self.entry["record"] if v["release"] == shown)
 
     def as_json(self, release: str | None) -> dict:
         code, output = self.example()
@@ -165,12 +171,7 @@ class Sheet:
         if loading is not None and loading is not threading.current_thread():
             loading.join()
         if lang not in self._rankers:
-            from py_mini_racer import MiniRacer
-
-            ctx = MiniRacer()
-            ctx.eval("var window = this;")  # the scripts' UMD wrappers set their globals on it
-            for name in ("minisearch.js", "search-rank.js"):
-                ctx.eval((self.data / "js" / name).read_text("utf-8"))
+            ctx = ranking.context(self.data / "js")
             saved = (self.data / lang / "index.json").read_text("utf-8")
             ctx.eval("function keep(text) { saved = JSON.parse(text); return 0; }")
             ctx.call("keep", saved)  # parsed once; each query loads only the terms it can reach
