@@ -17,6 +17,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from cheatsheet.model.langs import URL_PREFIX
+
 QUERIES = Path(__file__).with_name("search_queries.tsv")
 # Written blind (without the results, the synonyms or the entries' search words) after tuning had
 # started, and never tuned on: it shows whether tuning on QUERIES carries over.
@@ -101,7 +103,7 @@ def open_search(browser, base: str) -> dict:
     """A page per language with the search box focused and the whole index loaded (titles and
     texts), ready for `evaluate`; the caller closes them."""
     pages = {}
-    for lang, path in (("zh", ""), ("en", "en/")):
+    for lang, path in URL_PREFIX.items():
         page = pages[lang] = browser.new_page()
         page.goto(base + path)
         page.click("input.md-search__input")

@@ -66,7 +66,8 @@ def cmd_new(args) -> int:
     """Write an entry's stub into docs/zh/PAGE.md and docs/en/PAGE.md.
 
     The stub is full of TODO markers, which the checker reports until each is replaced. A new
-    page is created in both languages; add it to the nav of mkdocs.yml and mkdocs.en.yml."""
+    page is created in every language; add it to the nav of mkdocs.yml (the other languages' navs
+    follow it, titled by their pages' headings)."""
     from cheatsheet.tools.scaffold import ScaffoldError, new_entry
 
     try:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from cheatsheet.model.langs import LABELS
 from cheatsheet.project import repo
 from cheatsheet.pytest_plugin import RUN_KEY
 from cheatsheet.site.browser import HOW_TO_INSTALL, chromium, find_chromium, serve
@@ -29,8 +30,10 @@ pytest_plugins = ["pytester"]
 # The torch the examples run on here (the record files its rows under this release).
 TORCH = importlib.metadata.version("torch")
 
-EN_LABELS = {"助记：": "Mnemonic: ", "作用：": "What it does: ", "使用前提：": "Prerequisites: ",
-             "**解释性示例：**": "**Example:**", "# 测试页": "# Test page"}
+# The source language's field labels -> the English ones (model/langs.py), for pages written in Chinese.
+EN_LABELS = {**{f"**{LABELS['zh'][k]}**" if k == "example" else LABELS["zh"][k]:
+                f"**{LABELS['en'][k]}**" if k == "example" else LABELS["en"][k] + " " for k in LABELS["zh"]},
+             "# 测试页": "# Test page"}
 INNER_INI = """\
 [tool.pytest.ini_options]
 addopts = "-p cheatsheet.pytest_plugin -p no:cacheprovider -ra"

@@ -12,6 +12,7 @@ import nbformat
 import pytest
 from conftest import early
 
+from cheatsheet.model.langs import URL_PREFIX
 from cheatsheet.model.pages import parse_page, site_pages
 from cheatsheet.project import repo
 from cheatsheet.site import search_index
@@ -64,7 +65,7 @@ def test_every_topic_page_has_a_notebook_of_its_entries(lang):
         assert "#>" not in code and "#torch" not in code
 
 
-@pytest.mark.parametrize("lang,prefix", [("zh", ""), ("en", "en/")])
+@pytest.mark.parametrize("lang,prefix", URL_PREFIX.items())
 def test_the_site_links_each_topic_page_to_its_notebook(site, lang, prefix):
     site_dir, _ = site
     for page in site_pages(PROJECT.docs, lang):
@@ -85,7 +86,7 @@ def test_there_are_at_least_five_recipes_in_each_language():
     assert sorted(p.stem for p in (PROJECT.docs / "en" / "recipes").glob("*.py")) == RECIPES
 
 
-@pytest.mark.parametrize("lang,prefix", [("zh", ""), ("en", "en/")])
+@pytest.mark.parametrize("lang,prefix", URL_PREFIX.items())
 def test_recipes_are_rendered_with_what_the_record_says(site, lang, prefix):
     from cheatsheet.model.record import Record
     from cheatsheet.site.strings import STRINGS
@@ -108,7 +109,7 @@ def test_recipes_are_rendered_with_what_the_record_says(site, lang, prefix):
         assert len(notebook.cells) == source.count("# %%"), name
 
 
-@pytest.mark.parametrize("lang,prefix", [("zh", ""), ("en", "en/")])
+@pytest.mark.parametrize("lang,prefix", URL_PREFIX.items())
 def test_recipes_are_in_their_languages_search_index(site, lang, prefix):
     site_dir, _ = site
     docs = json.loads((site_dir / prefix / search_index.INDEX).read_text("utf-8"))["docs"]

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from conftest import early, typed_filter
 
+from cheatsheet.model.langs import URL_PREFIX
 from cheatsheet.project import repo
 from cheatsheet.tools.offline import FOLDER
 
@@ -46,7 +47,7 @@ def test_the_zip_holds_both_languages_as_files(offline_copy):
     archive, copy, seconds, said = offline_copy
     names = zipfile.ZipFile(archive).namelist()
     assert all(name.startswith(f"{FOLDER}/") for name in names), "one folder"
-    for prefix in ("", "en/"):
+    for prefix in URL_PREFIX.values():
         for path in ("index.html", "gpu-memory.html", "all.html", "compatibility.html", f"recipes/{_first_recipe()}.html",
                      "search/entries.js", "search/text.js", "llms.txt", "llms-full.txt", "api/entries.json"):
             assert (copy / prefix / path).is_file(), prefix + path

@@ -12,9 +12,10 @@ from pathlib import Path
 import pytest
 from conftest import AXE, AXE_RUN, beside, early, need_browser
 
+from cheatsheet.model.langs import URL_PREFIX
 from cheatsheet.site.browser import find_chromium
 
-LANGS = {"zh": "", "en": "en/"}
+LANGS = URL_PREFIX
 SCREENS = {"phone": (390, 844), "tablet": (768, 1024)}
 VIEWS = [("gpu-memory/", ".at-a-glance"), ("all/", ".all-idioms"), ("compatibility/", ".compat-matrix")]
 STACKED_BELOW = 720  # px: Material's phone breakpoint, 44.9375em of 16 px

@@ -13,13 +13,14 @@ from pathlib import Path
 import pytest
 from conftest import AXE, AXE_RUN, beside, early, need_browser, typed_filter
 
+from cheatsheet.model.langs import URL_PREFIX
 from cheatsheet.model.pages import parse_page, site_files
 from cheatsheet.project import repo
 from cheatsheet.site.browser import find_chromium
 
 PROJECT = repo()
 
-LANGS = {"zh": "", "en": "en/"}
+LANGS = URL_PREFIX
 
 
 def _topics(lang):

@@ -115,3 +115,20 @@ def test_record_diff_runs_on_the_two_newest_committed_releases():
                           cwd=PROJECT.root, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith(MARKER) and f"torch {new}, against the committed record of torch {old}" in proc.stdout
+
+
+def test_the_record_is_read_once_until_its_files_change(tmp_path):
+    """Record.load parses the record once per process (the checker, both languages' builds, the
+    recorder and the package data share it) and again only when a file's contents change."""
+    from cheatsheet.model.record import Record
+
+    def row(entry_id, result="passed"):
+        return Row("page.md", entry_id, result, "0" * 16, "2.14.1", "3.11.7", "AMD EPYC", "2026-12-01", "ci", "")
+
+    save(tmp_path, "2.14.1", "cpu", [row("a")])
+    first = Record.load(tmp_path, tmp_path)
+    assert Record.load(tmp_path, tmp_path) is first
+    save(tmp_path, "2.14.1", "cpu", [row("a", "failed")])  # the same size: only the contents differ
+    again = Record.load(tmp_path, tmp_path)
+    assert again is not first and again.row("2.14.1", "cpu", "a").result == "failed"
+    assert Record.load(PROJECT.record, PROJECT.snippets) is Record.load(PROJECT.record, PROJECT.snippets)

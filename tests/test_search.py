@@ -25,6 +25,7 @@ from benchmarks.search_eval import (
     task_words,
     visible_results,
 )
+from cheatsheet.model.langs import URL_PREFIX
 from cheatsheet.model.pages import LABELS, parse_page, site_files, site_pages
 from cheatsheet.project import repo
 from cheatsheet.site import search_index
@@ -143,7 +144,7 @@ def test_the_held_out_set_has_its_own_queries_with_real_answers():
 # --- the index (cheatsheet/search_index.py) ------------------------------------------------------
 
 
-@pytest.mark.parametrize("lang,prefix", [("zh", ""), ("en", "en/")])
+@pytest.mark.parametrize("lang,prefix", URL_PREFIX.items())
 def test_the_index_has_each_entry_once_with_its_code_line_and_fields(site, lang, prefix):
     site_dir, _ = site
     docs = json.loads((site_dir / prefix / search_index.INDEX).read_text("utf-8"))["docs"]

@@ -10,6 +10,7 @@ import sys
 
 import pytest
 
+from cheatsheet.model.langs import URL_PREFIX
 from cheatsheet.model.pages import parse_text
 from cheatsheet.model.record import load
 from cheatsheet.project import repo
@@ -17,7 +18,7 @@ from cheatsheet.site import sheet_data
 from cheatsheet.site.strings import STRINGS
 
 PROJECT = repo()
-LANGS = {"zh": "", "en": "en/"}
+LANGS = URL_PREFIX
 SCHEMA = PROJECT.root / "schemas" / "entries.schema.json"
 
 
@@ -32,7 +33,11 @@ def _nav_pages(lang):
             value = next(iter(item.values())) if isinstance(item, dict) else item
             yield from flat(value) if isinstance(value, list) else [value]
 
-    config = load_config(str(PROJECT.root / ("mkdocs.yml" if lang == "zh" else "mkdocs.en.yml")))
+    from cheatsheet.model.langs import SOURCE
+    from cheatsheet.site import languages
+
+    config = load_config(str(PROJECT.root / "mkdocs.yml"))
+    config = config if lang == SOURCE else languages.site_config(config, lang)
     pages = [(src, parse_page(PROJECT.docs / lang / src, lang)) for src in flat(config.nav)]
     return [(src, page) for src, page in pages if page.entries]
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from cheatsheet.model.langs import URL_PREFIX
 from cheatsheet.model.pages import site_files
 from cheatsheet.project import repo
 
@@ -20,7 +21,7 @@ def _pages(lang: str) -> list[str]:
     return sorted(str(p.relative_to(docs).with_suffix("")) for p in site_files(docs))
 
 
-@pytest.mark.parametrize("lang,prefix", [("zh", ""), ("en", "en/")])
+@pytest.mark.parametrize("lang,prefix", URL_PREFIX.items())
 def test_every_page_is_built(site, lang, prefix):
     site_dir, _ = site
     for page in _pages(lang):
@@ -119,7 +120,7 @@ def test_recipe_cells_follow_the_colour_scheme(browser_page, scheme):
     assert abs(_luminance(colours["codeText"]) - _luminance(colours["code"])) > 0.3, colours
 
 
-@pytest.mark.parametrize("lang,prefix", [("zh", ""), ("en", "en/")])
+@pytest.mark.parametrize("lang,prefix", URL_PREFIX.items())
 def test_contributor_guide_shows_the_rules_table(site, lang, prefix):
     """The guide's table of codes is rendered from RULES at build time, one row per code."""
     from cheatsheet.model.rules import RULES, TABLE_MARKER
@@ -160,7 +161,7 @@ def test_home_page_states_what_the_record_holds(site):
         assert "CUDA: no GPU run is on record yet; the #cuda> lines are not yet checked on a GPU." in en
 
 
-@pytest.mark.parametrize("lang,prefix", [("zh", ""), ("en", "en/")])
+@pytest.mark.parametrize("lang,prefix", URL_PREFIX.items())
 def test_every_claimed_release_is_a_column_and_a_summary_line_and_nothing_else_is(site, lang, prefix):
     """Each release the project claims ([tool.cheatsheet] releases) is a column of the
     compatibility page and a line of the home page's summary; no column and no line names a
@@ -182,7 +183,7 @@ def test_every_claimed_release_is_a_column_and_a_summary_line_and_nothing_else_i
     assert all(record.lines.get((release, device.lower())) for release, device in named), named
 
 
-@pytest.mark.parametrize("lang,prefix", [("zh", ""), ("en", "en/")])
+@pytest.mark.parametrize("lang,prefix", URL_PREFIX.items())
 def test_the_compatibility_page_holds_the_whole_record(site, lang, prefix):
     """One row per entry and recipe, in site order, linked to it; one cell per column, saying its verdict."""
     from cheatsheet.model.pages import site_pages
@@ -221,7 +222,7 @@ def _aliases(lang: str):
             for p in site_pages(PROJECT.docs, lang) for e in p.entries for alias in e.aliases]
 
 
-@pytest.mark.parametrize("lang,prefix", [("zh", ""), ("en", "en/")])
+@pytest.mark.parametrize("lang,prefix", URL_PREFIX.items())
 def test_merged_ids_keep_an_anchor(site, lang, prefix):
     site_dir, _ = site
     aliases = _aliases(lang)
@@ -238,7 +239,7 @@ def test_merged_ids_keep_an_anchor(site, lang, prefix):
 
 def test_a_link_to_a_merged_entry_lands_on_the_entry_it_moved_to(browser_page):
     page, base, _ = browser_page
-    for lang, prefix in (("zh", ""), ("en", "en/")):
+    for lang, prefix in URL_PREFIX.items():
         moved = [(page_, entry_id, alias) for page_, entry_id, alias in _aliases(lang) if "#" in alias]
         target_page, entry_id, alias = moved[0]
         old_page, _, old_id = alias.rpartition("#")

@@ -17,6 +17,7 @@ from mkdocs.exceptions import Abort, PluginError
 from mkdocs.structure.files import get_files
 
 from cheatsheet.model import record
+from cheatsheet.model.langs import BY_CODE, LABELS, LANGS, URL_PREFIX
 from cheatsheet.model.pages import parse_page, parse_recipe, parse_text
 from cheatsheet.model.record import Row, Verdict, save, summary, verdict
 from cheatsheet.project import repo
@@ -24,8 +25,8 @@ from cheatsheet.site import (
     aliases,
     at_a_glance,
     compatibility,
-    english,
     entry_status,
+    languages,
     markup,
     notebooks,
     output_lines,
@@ -44,12 +45,9 @@ GPU = dict(ROW, torch="2.13.0+cu130", device="H200 (sm_90)", source="gpu")
 
 # --- the synthetic site ---------------------------------------------------------------------
 
-LABELS = {"zh": ("助记：", "作用：", "使用前提：", "**解释性示例：**"),
-          "en": ("Mnemonic:", "What it does:", "Prerequisites:", "**Example:**")}
-
-
 def _entry(lang: str, title: str, attrs: str, code: str, printed: str) -> str:
-    mnemonic, what, prereq, example = LABELS[lang]
+    mnemonic, what, prereq, example = (LABELS[lang][key] for key in ("mnemonic", "what", "prereq", "example"))
+    example = f"**{example}**"
     return (f"### {title} {{ {attrs} }}\n\n```python\n{code}\n```\n\n"
             f"- {mnemonic} m.\n- {what} {'第一句。第二句。' if lang == 'zh' else 'The first sentence. The second one.'}\n"
             f"- {prereq} none.\n\n{example}\n\n```python\n{code}\nprint({printed})\n#> {printed}\n```\n\n")
@@ -73,7 +71,7 @@ def _pages(lang: str) -> dict[str, str]:
     }
 
 
-# The plugins both languages list before ours (a child config's `plugins:` replaces its parent's).
+# The plugins listed before ours (the English site's are derived from these).
 PLUGINS = """\
   - search
   - mkdocs-jupyter:
@@ -96,9 +94,7 @@ theme:
   language: zh
   font: false
 plugins:
-{plugins}  - cheatsheet:
-      languages:
-        en: mkdocs.en.yml
+{plugins}  - cheatsheet
 markdown_extensions:
   - toc:
       permalink: true
@@ -110,15 +106,6 @@ markdown_extensions:
       base_path: [{snippets}]
       check_paths: true
 """
-MKDOCS_EN_YML = """\
-INHERIT: mkdocs.yml
-docs_dir: docs/en
-site_dir: site/en
-theme:
-  language: en
-plugins:
-{plugins}  - cheatsheet
-"""
 
 
 def write_site(root: Path) -> Path:
@@ -127,7 +114,7 @@ def write_site(root: Path) -> Path:
     on 2.14.1 alpha-one and the recipe passed and alpha-two failed, on 2.13.0 alpha-one and the
     recipe passed and alpha-two's row is stale, and alpha-one passed on CUDA with 2.13.0;
     beta-one has no row at all."""
-    for lang in ("zh", "en"):
+    for lang in LANGS:
         for name, text in _pages(lang).items():
             path = root / "docs" / lang / name
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -139,7 +126,6 @@ def write_site(root: Path) -> Path:
         "entry,api,url\nalpha-one,torch.zeros,https://docs.pytorch.org/docs/stable/generated/torch.zeros.html\n", "utf-8")
     zh = MKDOCS_YML.format(overrides=PROJECT.root / "overrides", snippets=root / "snippets", plugins=PLUGINS)
     (root / "mkdocs.yml").write_text(zh, "utf-8")
-    (root / "mkdocs.en.yml").write_text(MKDOCS_EN_YML.format(plugins=PLUGINS), "utf-8")
     zh = root / "docs" / "zh"
     one = parse_page(zh / "alpha.md", "zh").entry("alpha-one").code_hash(root / "snippets")
     demo = parse_page(zh / "recipes" / "demo.py", "zh").entries[0].code_hash(root / "snippets")
@@ -465,14 +451,34 @@ def test_notebook_link_and_path():
         '\n<p><a class="md-button notebook-download" href="../alpha.ipynb" download>Download notebook</a></p>')
 
 
-def test_the_english_site_goes_below_the_default_one(tmp_path):
+def test_the_english_site_is_derived_from_mkdocs_yml_and_its_row(tmp_path):
     root = write_site(tmp_path)
     config = load_config(str(root / "mkdocs.yml"))
-    en = english.site_config(config, "en", str(root / "mkdocs.en.yml"))
+    en = languages.site_config(config, "en")
+    row = BY_CODE["en"]
     assert Path(en.site_dir) == root / "site" / "en" and en.site_url == "http://example.test/en/" and en.strict
     assert Path(en.docs_dir) == root / "docs" / "en" and en.theme["language"] == "en"
-    with pytest.raises(PluginError, match="`languages` names `zh`"):
-        english.check_language("zh", config.config_file_path)
+    assert en.site_name == row.site_name and en.site_description == row.site_description
+    assert en.plugins["material/search"].config.lang == ["en"]
+    assert not en.plugins["cheatsheet"].config.other_languages and en.plugins["cheatsheet"].config.lang == "en"
+    assert list(en.plugins) == list(config.plugins)  # the same plugins, in the same order
+    with pytest.raises(PluginError, match="no site is derived for `zh`"):
+        languages.site_config(config, "zh")
+
+
+def test_the_language_switch_links_every_language_from_each_site():
+    assert languages.alternate("zh") == [{"name": "中文", "link": "./", "lang": "zh"},
+                                         {"name": "English", "link": "en/", "lang": "en"}]
+    assert languages.alternate("en") == [{"name": "中文", "link": "../", "lang": "zh"},
+                                         {"name": "English", "link": "./", "lang": "en"}]
+
+
+def test_a_nav_section_without_a_title_in_a_language_fails_naming_it(tmp_path):
+    root = write_site(tmp_path)
+    text = (root / "mkdocs.yml").read_text("utf-8") + "nav:\n  - index.md\n  - 新分组:\n      - alpha.md\n"
+    (root / "mkdocs.yml").write_text(text, "utf-8")
+    with pytest.raises(PluginError, match="the nav section `新分组` has no title in en: add \"新分组\""):
+        languages.site_config(load_config(str(root / "mkdocs.yml")), "en")
 
 
 # --- one build of the synthetic site ---------------------------------------------------------
@@ -482,7 +488,7 @@ def _chrome(html: str, entry_id: str) -> str:
     return html.split(f'id="{entry_id}"', 1)[1].split("</h3>", 1)[1].split("\n")[1]
 
 
-@pytest.mark.parametrize("lang,prefix", [("zh", ""), ("en", "en/")])
+@pytest.mark.parametrize("lang,prefix", URL_PREFIX.items())
 def test_status_lines(built, lang, prefix):
     html = _html(built, prefix + "alpha")
     s = STRINGS[lang]
@@ -504,7 +510,7 @@ def test_status_lines(built, lang, prefix):
     assert shown(missing).startswith(f"{s['status.cpu_missing']} — {s['status.cuda_missing']} · ")
 
 
-@pytest.mark.parametrize("lang,prefix", [("zh", ""), ("en", "en/")])
+@pytest.mark.parametrize("lang,prefix", URL_PREFIX.items())
 def test_the_compatibility_page(built, lang, prefix):
     page = _html(built, prefix + "compatibility")
     assert "<!-- compatibility-matrix -->" not in page and '<div class="compat-matrix" data-search-exclude>' in page
@@ -516,14 +522,14 @@ def test_the_compatibility_page(built, lang, prefix):
     assert not [d for d in docs if d["u"].startswith("compatibility/")]
 
 
-@pytest.mark.parametrize("prefix", ["", "en/"])
+@pytest.mark.parametrize("prefix", URL_PREFIX.values())
 def test_alias_anchors(built, prefix):
     alpha = _html(built, prefix + "alpha")
     assert '<span id="old-beta" class="entry-alias" data-moved-to="../beta/#beta-one"></span>' in alpha
     assert '<span id="old-two" class="entry-alias"></span><h3 data-aliases="old-two" id="alpha-two">' in alpha
 
 
-@pytest.mark.parametrize("lang,prefix", [("zh", ""), ("en", "en/")])
+@pytest.mark.parametrize("lang,prefix", URL_PREFIX.items())
 def test_topic_pages_open_with_a_table_and_a_notebook_link(built, lang, prefix):
     for name, first in (("alpha", "<h3"), ("beta", "<h2")):
         html = _html(built, prefix + name)
@@ -535,7 +541,7 @@ def test_topic_pages_open_with_a_table_and_a_notebook_link(built, lang, prefix):
         assert json.loads((built / prefix / f"{name}.ipynb").read_text("utf-8"))["cells"]
 
 
-@pytest.mark.parametrize("lang,prefix", [("zh", ""), ("en", "en/")])
+@pytest.mark.parametrize("lang,prefix", URL_PREFIX.items())
 def test_the_all_idioms_page_and_the_home_page_summary(built, lang, prefix):
     page = _html(built, prefix + "all")
     assert STRINGS[lang]["all.count"].format(n=3, r=1) in page and "<!-- all-idioms -->" not in page
@@ -551,7 +557,7 @@ def test_the_all_idioms_page_and_the_home_page_summary(built, lang, prefix):
     assert [line[:len(start)] for line, start in zip(lines, expected)] == expected and len(lines) == 3, lines
 
 
-@pytest.mark.parametrize("lang,prefix", [("zh", ""), ("en", "en/")])
+@pytest.mark.parametrize("lang,prefix", URL_PREFIX.items())
 def test_the_recipe_page_and_notebook(built, lang, prefix):
     html = _html(built, prefix + "recipes/demo")
     line = re.search(r'</h1><p class="recipe-verification">(.*?)</p>', html, re.S)
@@ -561,7 +567,7 @@ def test_the_recipe_page_and_notebook(built, lang, prefix):
     assert len(book["cells"]) == 2 and "jupytext" not in book["metadata"]
 
 
-@pytest.mark.parametrize("lang,prefix", [("zh", ""), ("en", "en/")])
+@pytest.mark.parametrize("lang,prefix", URL_PREFIX.items())
 def test_the_search_index_and_the_page_script(built, lang, prefix):
     docs = json.loads((built / prefix / "search" / "entries.json").read_text("utf-8"))["docs"]
     assert [d["u"] for d in docs if d["k"] == "entry"] == ["alpha/#alpha-one", "alpha/#alpha-two", "beta/#beta-one"]
@@ -669,9 +675,20 @@ def test_an_alias_to_no_page_is_a_plugin_error_naming_the_file(tmp_path):
         plugin.on_files(get_files(config), config=config)
 
 
-def test_the_real_site_lists_the_plugin_in_both_languages():
-    """mkdocs.en.yml's `plugins:` replaces mkdocs.yml's (INHERIT merges dicts, not lists)."""
-    for name, languages in (("mkdocs.yml", {"en"}), ("mkdocs.en.yml", set())):
-        config = load_config(str(PROJECT.root / name))
-        assert set(config.plugins["cheatsheet"].config.languages) == languages, name
+def test_the_real_sites_english_config_and_nav_are_derived():
+    """The English site's config is mkdocs.yml with the English row applied: the same plugins and
+    nav structure, the nav in English (sections from the row, pages by the row or their heading)."""
+    config = load_config(str(PROJECT.root / "mkdocs.yml"))
+    assert config.plugins["cheatsheet"].config.other_languages
+    en = languages.site_config(config, "en")
+    assert list(en.plugins) == list(config.plugins)
+
+    def files(nav):
+        for item in nav:
+            value = next(iter(item.values())) if isinstance(item, dict) else item
+            yield from files(value) if isinstance(value, list) else [value]
+
+    assert list(files(en.nav)) == list(files(config.nav))
+    sections = [next(iter(item)) for item in en.nav if isinstance(item, dict) and isinstance(next(iter(item.values())), list)]
+    assert sections and not any(re.search("[\u4e00-\u9fff]", title) for title in sections), sections
     assert not (PROJECT.root / "overrides" / "hooks").exists()

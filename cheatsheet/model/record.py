@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import csv
 import datetime
+import functools
+import hashlib
 import io
 import os
 import re
@@ -233,14 +235,25 @@ def entries(docs: Path) -> list[tuple[str, Entry]]:
 
 
 class Record:
-    """The record as committed, loaded once: its rows per release and device, and a verdict per
-    entry for each of them."""
+    """The record as committed: its rows per release and device, and a verdict per entry for each
+    of them. `Record.load` reads it once per process while its files stay as they are."""
 
     def __init__(self, record_dir: Path, snippets: Path):
         self.dir, self.snippets = Path(record_dir), Path(snippets)
         self.releases = releases(self.dir)
         # (release, device) -> entry id -> (line, row)
         self.lines = {(r, d): load(self.dir, r, d) for r in self.releases for d in DEVICES}
+
+    @classmethod
+    def load(cls, record_dir: Path, snippets: Path) -> Record:
+        """The record in `record_dir`, read once per process and shared (the checker, the site's
+        two builds, the recorder and the package data all ask for it); parsed again when its files'
+        contents change. Treat it as read-only."""
+        record_dir = Path(record_dir).resolve()
+        contents = hashlib.sha256()
+        for path in sorted(record_dir.glob("*/*.csv")):
+            contents.update(path.relative_to(record_dir).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+        return _record(record_dir, Path(snippets).resolve(), contents.hexdigest())
 
     @property
     def columns(self) -> list[tuple[str, str]]:
@@ -259,16 +272,20 @@ class Record:
         return [self.verdict(entry, r, d) for r, d in self.columns]
 
 
+@functools.lru_cache(maxsize=4)
+def _record(record_dir: Path, snippets: Path, contents: str) -> Record:
+    return Record(record_dir, snippets)  # one per contents of the files
+
+
 class Recorder:
     """Collects rows during a run and writes them, in site order, after every entry."""
 
     def __init__(self, record_dir: Path, docs: Path, snippets: Path):
         self.record_dir, self.docs, self.snippets = Path(record_dir), docs, snippets
         self.order = {e.id: i for i, (_, e) in enumerate(entries(docs))}  # rows in site order
-        self.rows: dict[tuple[str, str], dict[str, Row]] = {}
-        for release in releases(self.record_dir):
-            for device in DEVICES:
-                self.rows[(release, device)] = {entry: row for entry, (_, row) in load(self.record_dir, release, device).items()}
+        self.rows: dict[tuple[str, str], dict[str, Row]] = {  # a copy of the record it adds to
+            column: {entry: row for entry, (_, row) in lines.items()}
+            for column, lines in Record.load(self.record_dir, snippets).lines.items()}
         self.dropped: list[str] = []
 
     def row(self, release: str, device: str, entry_id: str) -> Row | None:
@@ -307,7 +324,7 @@ def check(docs: Path, snippets: Path, record_dir: Path, claimed: tuple[str, ...]
     what that release can say, any other is a problem."""
     lacking = lacking or {}
     problems = []
-    record = Record(record_dir, snippets)
+    record = Record.load(record_dir, snippets)
     known = {e.id: e for _, e in entries(docs)}
     for release in sorted(set(record.releases) | set(claimed), key=version_key, reverse=True):
         for device in DEVICES:
@@ -389,7 +406,7 @@ def merge(parts: list[Path], into: Path, docs: Path, source: str | None = None) 
 def summary(docs: Path, snippets: Path, record_dir: Path) -> dict[tuple[str, str], dict]:
     """Per release and device: the entries by verdict (passed, failed, needs-cuda, stale, missing),
     and the torch versions, Python versions, devices, dates and sources of the rows that are current."""
-    record = Record(record_dir, snippets)
+    record = Record.load(record_dir, snippets)
     all_entries = [e for _, e in entries(docs)]
     out = {}
     for release, device in record.columns:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from cheatsheet import display
+from cheatsheet.model.langs import wording
 
 
 class Rule(NamedTuple):
@@ -20,7 +21,7 @@ class Rule(NamedTuple):
     zh: str
 
     def summary(self, lang: str) -> str:
-        return getattr(self, lang)
+        return wording({"en": self.en, "zh": self.zh}, lang)
 
 
 # Each code has a fixture in tests/fixtures/rules/CODE/ that breaks exactly that rule. The
@@ -126,8 +127,8 @@ TABLE_MARKER = "<!-- rules-table -->"
 
 def markdown_table(lang: str) -> str:
     """The table of rule codes (code, where it comes from, what it means) in `lang`, as Markdown."""
-    rows = [HEADER[lang], ("---",) * 3]
-    rows += [(f"`{code}`", KINDS[lang][rule.kind], rule.summary(lang)) for code, rule in RULES.items()]
+    rows = [wording(HEADER, lang), ("---",) * 3]
+    rows += [(f"`{code}`", wording(KINDS, lang)[rule.kind], rule.summary(lang)) for code, rule in RULES.items()]
     return "\n".join(f"| {' | '.join(row)} |" for row in rows) + "\n"
 
 

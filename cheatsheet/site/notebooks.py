@@ -17,7 +17,7 @@ import nbformat
 from mkdocs.utils import get_relative_url
 
 from cheatsheet.model.pages import OUTPUT_LINE, Entry, Fence, Page
-from cheatsheet.site.strings import STRINGS
+from cheatsheet.site.strings import for_language
 
 
 def _entry_markdown(page: Page, entry: Entry) -> str:
@@ -30,7 +30,7 @@ def _code(fence: Fence) -> str:
 
 
 def topic_notebook(page: Page, page_url: str, snippets: Path, release: str | None = None) -> nbformat.NotebookNode:
-    text = STRINGS[page.lang]
+    text = for_language(page.lang)
     title = page.title
     cells = [nbformat.v4.new_markdown_cell(f"# {title}\n\n{text['notebook.intro'].format(url=page_url)}")]
     for entry in page.entries:

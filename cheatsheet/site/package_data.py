@@ -33,7 +33,7 @@ from cheatsheet.model.record import Record
 from cheatsheet.project import Project
 from cheatsheet.site import ranking, search_index, sheet_data
 from cheatsheet.site.entry_status import checked, entry_since
-from cheatsheet.site.strings import STRINGS
+from cheatsheet.site.strings import for_language
 
 SCRIPTS = Path(__file__).resolve().parent.parent.parent / "overrides" / "assets" / "javascripts"
 
@@ -52,7 +52,7 @@ def _url(page: Page, docs: Path) -> str:
 def build(project: Project, out: Path, site_url: str | None = None) -> Path:
     """Write the package's data into `out`; returns it."""
     site_url = site_url if site_url is not None else os.environ.get("SITE_URL")
-    record = Record(project.record, project.snippets)
+    record = Record.load(project.record, project.snippets)
     tmp = out.with_name(out.name + ".tmp")
     shutil.rmtree(tmp, ignore_errors=True)
     for lang, prefix in URL_PREFIX.items():
@@ -71,7 +71,7 @@ def build(project: Project, out: Path, site_url: str | None = None) -> Path:
                 data = sheet_data.entry_data(src_uri, page, entry, base, verdicts, project.snippets)
                 data["shown"] = [{"lang": lang_, "code": code, "requires_cuda": cuda}
                                  for lang_, code, cuda in sheet_data.shown_fences(entry, project.snippets)]
-                data["markdown"] = sheet_data.entry_markdown(src_uri, page, entry, base, verdicts, STRINGS[lang],
+                data["markdown"] = sheet_data.entry_markdown(src_uri, page, entry, base, verdicts, for_language(lang),
                                                              project.snippets)
                 data["works_since"] = entry_since(verdicts)[1]  # as the status line says it
                 entries.append(data)

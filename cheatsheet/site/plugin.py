@@ -22,6 +22,7 @@ serve` rebuilds; each language's build has its own instance).
 from __future__ import annotations
 
 import csv
+import os
 from pathlib import Path
 
 import nbformat
@@ -32,7 +33,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, CombinedEvent, event_priority
 
 from cheatsheet.model import api_links, record, rules
-from cheatsheet.model.langs import LANGS
+from cheatsheet.model.langs import LANGS, OTHERS, SOURCE
 from cheatsheet.model.pages import Entry, Page, parse_page, site_lang
 from cheatsheet.model.record import Record, Verdict, summary
 from cheatsheet.project import Project
@@ -40,8 +41,8 @@ from cheatsheet.site import (
     aliases,
     at_a_glance,
     compatibility,
-    english,
     entry_status,
+    languages,
     markup,
     notebooks,
     output_lines,
@@ -50,14 +51,15 @@ from cheatsheet.site import (
     sheet_data,
 )
 from cheatsheet.site import summary as verification_summary
-from cheatsheet.site.strings import STRINGS
+from cheatsheet.site.strings import for_language
 
 
 class CheatsheetConfig(Config):
     # This site's language; by default its docs folder's name (docs/zh, docs/en).
     lang = c.Optional(c.Choice(LANGS))
-    # Sites built after this one into <site_dir>/<URL_PREFIX[lang]>: language -> their config file.
-    languages = c.DictOfItems(c.File(exists=True), default={})
+    # On the source language's site: also build every other language's site, derived from this
+    # config (site/languages.py), into <site_dir>/<its URL prefix>.
+    other_languages = c.Type(bool, default=True)
     # The repository's issue form that "report a problem" opens, prefilled.
     report_template = c.Type(str, default="wrong-entry.yml")
 
@@ -73,11 +75,13 @@ class CheatsheetPlugin(BasePlugin[CheatsheetConfig]):
         except ValueError as e:
             raise PluginError(str(e)) from e
         self.lang = self.config.lang or site_lang(config)
-        self.strings = STRINGS[self.lang]
-        for lang in self.config.languages:
-            english.check_language(lang, config.config_file_path)
+        self.strings = for_language(self.lang)
+        config.extra["alternate"] = languages.alternate(self.lang)  # the language switch
+        self.builds_others = self.config.other_languages and self.lang == SOURCE
+        if self.builds_others:  # `mkdocs serve` rebuilds when their pages change
+            config.watch.extend(os.path.join(os.path.dirname(config.docs_dir), lang) for lang in OTHERS)
         try:
-            self.record = Record(self.project.record, self.project.snippets)
+            self.record = Record.load(self.project.record, self.project.snippets)
             self.api_links = api_links.load(self.project.api_docs)
         except (TypeError, KeyError, csv.Error) as e:
             raise PluginError(f"{self.project.record} or {self.project.api_docs}: unreadable ({e})") from e
@@ -183,8 +187,8 @@ class CheatsheetPlugin(BasePlugin[CheatsheetConfig]):
                  "url": config.site_url}
         sheet_data.write(site, [(src, self.pages[src]) for src in self.nav_files], self._verdicts, about, self.strings,
                          self.project.snippets)
-        for lang, config_file in self.config.languages.items():
-            build(english.site_config(config, lang, config_file))
+        for lang in OTHERS if self.builds_others else ():
+            build(languages.site_config(config, lang))
 
     def _verdicts(self, entry: Entry) -> list[Verdict]:
         """The one reading of the record behind the status line, the recipe line and the matrix (and the summary)."""

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
+from cheatsheet.model.langs import wording
+
 ZH = MappingProxyType({
     # The status line: per device, the releases where the entry passed, failed or changed since.
     "status.passed": "✓ {release}",
@@ -268,3 +270,9 @@ EN = MappingProxyType({
 })
 
 STRINGS = MappingProxyType({"zh": ZH, "en": EN})
+
+
+def for_language(code: str) -> MappingProxyType:
+    """The table a language's site uses: its own, or the one its row names until it has its own
+    (cheatsheet/model/langs.py: `strings`)."""
+    return wording(STRINGS, code)

@@ -20,11 +20,11 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from cheatsheet.model.langs import LANGS, SOURCE
+from cheatsheet.model.langs import LANGS, SOURCE, wording
 from cheatsheet.model.record import release_of, version_key
 from cheatsheet.project import REPO, repo
 from cheatsheet.site import ranking
-from cheatsheet.site.strings import STRINGS
+from cheatsheet.site.strings import for_language
 
 DATA = Path(__file__).resolve().parent.parent / "data"  # cheatsheet/data: in the wheel, or written here
 CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
@@ -107,7 +107,7 @@ class Answer:
 
     def status(self, release: str | None) -> str:
         """What the record says for `release` (the newest on record when None), and since when it works."""
-        words, strings = WORDS[self.lang], STRINGS[self.lang]
+        words, strings = wording(WORDS, self.lang), for_language(self.lang)
         shown = self.reported(release)
         parts = []
         if shown is None and release is not None:
@@ -220,7 +220,7 @@ def render(answers: list[Answer], release: str | None, lang: str, file=None) -> 
     from rich.text import Text
 
     console = Console(file=file or sys.stdout)
-    words = WORDS[lang]
+    words = wording(WORDS, lang)
     if not answers:
         console.print(words["none"])
         return

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from cheatsheet import display
 from cheatsheet.model.edits import PageEdits
-from cheatsheet.model.langs import LABELS, LANGS
+from cheatsheet.model.langs import LABELS, LANGS, wording
 from cheatsheet.model.pages import ID_FORMAT, parse_page, site_files
 
 PAGE_STUB = {
@@ -94,10 +94,11 @@ class ScaffoldError(Exception):
 
 def stub(lang: str, entry_id: str) -> str:
     labels = LABELS[lang]
-    space = " " if lang == "en" else ""  # "Mnemonic: text", but "助记：文字"
-    fields = "\n".join(f"- {labels[key]}{space}{FIELD_TEXT[key][lang]}" for key in ("mnemonic", "what", "prereq"))
+    # "Mnemonic: text", but "助记：文字" (a full-width colon carries its own space)
+    fields = "\n".join(f"- {labels[key]}{'' if labels[key].endswith('：') else ' '}{wording(FIELD_TEXT[key], lang)}"
+                       for key in ("mnemonic", "what", "prereq"))
     return (
-        f"### {TITLE[lang]} {{ #{entry_id} }}\n\n"
+        f"### {wording(TITLE, lang)} {{ #{entry_id} }}\n\n"
         "```python\n...  # TODO the line a reader copies\n```\n\n"
         f"{fields}\n\n"
         f"**{labels['example']}**\n\n"
@@ -109,8 +110,8 @@ def stub(lang: str, entry_id: str) -> str:
 def insert(edits: PageEdits, path: Path, lang: str, entry_id: str, after: str | None) -> int:
     """Add the stub's insertion into the page to `edits`; return the line number of its heading."""
     if not path.exists():
-        edits.create(path, PAGE_STUB[lang] + "\n" + stub(lang, entry_id))
-        return len(PAGE_STUB[lang].split("\n")) + 1
+        edits.create(path, wording(PAGE_STUB, lang) + "\n" + stub(lang, entry_id))
+        return len(wording(PAGE_STUB, lang).split("\n")) + 1
     page = parse_page(path, lang)
     ids = [e.id for e in page.entries]
     lines = path.read_text("utf-8").rstrip("\n").split("\n")
@@ -140,7 +141,7 @@ def new_entry(docs: Path, page: str, entry_id: str, after: str | None = None) ->
         new_page = not path.exists()
         line = insert(edits, path, lang, entry_id, after)
         done.append(f"{display(path)}:{line}: stub for `{entry_id}`"
-                    + (" (new page: add it to the nav in mkdocs.yml / mkdocs.en.yml)" if new_page else ""))
+                    + (" (new page: add it to the nav in mkdocs.yml; the other languages' navs follow it)" if new_page else ""))
     edits.write()
     done.append(f"Next: replace every TODO, then `python -m cheatsheet fill docs/zh/{page}.md {entry_id}` "
                 "and `python -m cheatsheet check`.")
@@ -157,9 +158,10 @@ def new_recipe(docs: Path, name: str) -> list[str]:
             raise ScaffoldError(f"{display(path)} already exists")
     done, edits = [], PageEdits()
     for lang, path in zip(LANGS, paths):
-        edits.create(path, RECIPE_STUB[lang])
+        edits.create(path, wording(RECIPE_STUB, lang))
         done.append(f"{display(path)}:1: recipe stub")
     edits.write()
-    done.append(f"Next: add recipes/{name}.py to the nav of mkdocs.yml and mkdocs.en.yml, replace every TODO, "
-                f"then `python -m cheatsheet fill docs/zh/recipes/{name}.py` and `python -m cheatsheet check`.")
+    done.append(f"Next: add recipes/{name}.py to the nav of mkdocs.yml (the other languages' navs follow it), "
+                f"replace every TODO, then `python -m cheatsheet fill docs/zh/recipes/{name}.py` "
+                "and `python -m cheatsheet check`.")
     return done
