@@ -185,3 +185,31 @@ def test_only_the_page_model_reads_a_page_s_text_and_names_a_file_s_kind():
                     re.search(r"\.suffix ==|\.endswith\(\"\.(?:md|py)\"\)", line) and name != "check/code.py"):
                 found.append(f"{name}:{number}: {line.strip()}")
     assert not found, "\n".join(found)
+
+
+def test_languages_are_named_only_in_the_language_table():
+    """A language code appears in the package only in model/langs.py, as the key of a table of
+    words kept per language (each key a language: the site's strings, the scaffold's stubs, the
+    rules table, find's words, read through langs.wording), or in the Chinese linter, whose
+    subject is Chinese text."""
+    import ast
+
+    from cheatsheet.model.langs import LANGS
+
+    package = PROJECT.root / "cheatsheet"
+    found = []
+    for path in sorted(package.rglob("*.py")):
+        name = path.relative_to(package).as_posix()
+        if name in ("model/langs.py", "tools/lint_zh.py") or name.startswith("data/"):
+            continue
+        tree = ast.parse(path.read_text("utf-8"))
+        table_keys = {id(key) for node in ast.walk(tree) if isinstance(node, ast.Dict)
+                      and node.keys and all(isinstance(k, ast.Constant) and k.value in LANGS for k in node.keys)
+                      for key in node.keys}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and node.value in LANGS and id(node) not in table_keys:
+                found.append(f"{name}:{node.lineno}: {node.value!r}")
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in table_keys:
+                if re.search(r"(?<![\w/-])[\"'](?:%s)[\"']" % "|".join(LANGS), node.value):
+                    found.append(f"{name}:{node.lineno}: {node.value[:60]!r}")
+    assert not found, "\n".join(found)

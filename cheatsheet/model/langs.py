@@ -9,6 +9,7 @@ Adding a language is adding its row here and its pages under docs/<code>/
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -30,11 +31,14 @@ class Language:
     toggle: Mapping[str, str] = field(default_factory=dict)
     nav: Mapping[str, str] = field(default_factory=dict)
     strings: str = ""  # whose words the site's code adds to a page (site/strings.py) until it has its own
+    # Characters that mark a query as written in this language (`find`, the MCP server answer in
+    # it); a query in none of the rows' scripts is in the first language without one.
+    script: str = ""
 
 
 LANGUAGES: tuple[Language, ...] = (
     Language(
-        code="zh", name="中文", url_prefix="",
+        code="zh", name="中文", url_prefix="", script="[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]",
         labels={"mnemonic": "助记：", "what": "作用：", "prereq": "使用前提：", "example": "解释性示例："},
     ),
     Language(
@@ -69,6 +73,13 @@ LANGS = tuple(BY_CODE)
 SOURCE, OTHERS = LANGS[0], LANGS[1:]
 URL_PREFIX = MappingProxyType({language.code: language.url_prefix for language in LANGUAGES})
 LABELS = MappingProxyType({language.code: dict(language.labels) for language in LANGUAGES})
+# The language of a query in no row's script, and of an answer asked for in none.
+UNMARKED = next(language.code for language in LANGUAGES if not language.script)
+
+
+def query_language(query: str) -> str:
+    """The language a query is written in, by its characters (`script`)."""
+    return next((lang.code for lang in LANGUAGES if lang.script and re.search(lang.script, query)), UNMARKED)
 
 
 def wording(table: Mapping[str, object], code: str):

@@ -363,7 +363,7 @@ def site_lang(config) -> str:
 
 
 def page_lang(path: Path, docs: Path) -> str | None:
-    """"zh" or "en" for a page under docs/<lang>/."""
+    """The language (model/langs.py) of a page under docs/<lang>/."""
     try:
         rel = Path(path).resolve().relative_to(Path(docs).resolve())
     except ValueError:

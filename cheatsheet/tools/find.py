@@ -20,14 +20,13 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from cheatsheet.model.langs import LANGS, SOURCE, wording
+from cheatsheet.model.langs import LANGS, SOURCE, UNMARKED, query_language, wording
 from cheatsheet.model.record import release_of, version_key
 from cheatsheet.project import REPO, repo
 from cheatsheet.site import ranking
 from cheatsheet.site.strings import for_language
 
 DATA = Path(__file__).resolve().parent.parent / "data"  # cheatsheet/data: in the wheel, or written here
-CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 
 # What only the terminal says; the states and devices are the site's own words (site/strings.py).
 WORDS = {
@@ -53,8 +52,8 @@ def installed_torch() -> str | None:
 
 
 def query_lang(query: str) -> str:
-    """The language a query is written in: Chinese if it holds a Chinese character."""
-    return "zh" if CJK.search(query) else "en"
+    """The language a query is written in (model/langs.py: a Chinese character makes it Chinese)."""
+    return query_language(query)
 
 
 def data_dir() -> Path:
@@ -193,7 +192,7 @@ class Sheet:
         entries = self.entries(lang)
         return [Answer(entries[i], lang) for i in self.ranked(query, lang) if i in entries][:limit]
 
-    def get(self, entry_id: str, lang: str = "en") -> Answer:
+    def get(self, entry_id: str, lang: str = UNMARKED) -> Answer:
         entries = self.entries(lang)
         if entry_id not in entries:
             close = [i for i in entries if entry_id.lower() in i or i in entry_id.lower()][:5]

@@ -9,6 +9,7 @@ from __future__ import annotations
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
+from cheatsheet.model.langs import UNMARKED
 from cheatsheet.model.record import release_of
 from cheatsheet.tools.find import LANGS, Sheet, SheetError, query_lang
 
@@ -42,12 +43,11 @@ def server(sheet: Sheet | None = None) -> MCPServer:
             state["sheet"] = Sheet()
         return state["sheet"]
 
-    @app.tool()
     def search(query: str, lang: str | None = None, torch_version: str | None = None, limit: int = 5) -> list[dict]:
         """Find the cheat-sheet entries that answer a question, best first (the site's own ranking).
 
         query: the question, an API name or an error message, in Chinese or English.
-        lang: "zh" or "en" (default: the query's language).
+        lang: one of the site's languages, {langs} (default: the query's language).
         torch_version: the user's torch (e.g. "2.8.0"); each entry's `status` and `record` then say
         what ran on that release (passed, failed, not run) and since when the idiom works.
         limit: how many entries (1-20)."""
@@ -62,14 +62,13 @@ def server(sheet: Sheet | None = None) -> MCPServer:
             raise ToolError(str(e)) from None
         return [{key: value for key, value in a.as_json(release).items() if key != "example"} for a in answers]
 
-    @app.tool()
     def get_entry(id: str, lang: str | None = None, torch_version: str | None = None) -> str:  # noqa: A002 (the tool's argument)
         """One entry as Markdown: title, code line, its fields, the runnable example with its real
         printed output, where it is on the site, and its verification record (every release and
         device; with torch_version, a line on that release first).
 
-        id: an entry id from search (e.g. "cuda-empty-cache"); lang: "zh" or "en" (default "en")."""
-        lang = _lang(lang or "en")
+        id: an entry id from search (e.g. "cuda-empty-cache"); lang: one of {langs} (default {unmarked})."""
+        lang = _lang(lang or UNMARKED)
         try:
             answer = the_sheet().get(id.strip(), lang)
         except SheetError as e:
@@ -78,4 +77,7 @@ def server(sheet: Sheet | None = None) -> MCPServer:
         head = f"> {answer.status(release)}\n\n" if release else ""
         return head + answer.entry["markdown"]
 
+    for tool in (search, get_entry):  # their descriptions name the languages of the table
+        tool.__doc__ = tool.__doc__.format(langs=", ".join(LANGS), unmarked=UNMARKED)
+        app.tool()(tool)
     return app

@@ -67,7 +67,7 @@ def select(project: Project, names: list[str]) -> list[tuple[str, Entry]]:
         elif name in ids:
             chosen.add(name)
         else:
-            raise VerifyError(f"`{name}` is neither a page under {display(project.docs / 'zh')} with entries nor an entry id")
+            raise VerifyError(f"`{name}` is neither a page under {display(project.docs / SOURCE)} with entries nor an entry id")
     return [(page, entry) for page, entry in every if entry.id in chosen]
 
 
