@@ -210,6 +210,7 @@ def test_languages_are_named_only_in_the_language_table():
             if isinstance(node, ast.Constant) and node.value in LANGS and id(node) not in table_keys:
                 found.append(f"{name}:{node.lineno}: {node.value!r}")
             elif isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in table_keys:
-                if re.search(r"(?<![\w/-])[\"'](?:%s)[\"']" % "|".join(LANGS), node.value):
+                quoted = "|".join(LANGS)
+                if re.search(rf"(?<![\w/-])[\"'](?:{quoted})[\"']", node.value):
                     found.append(f"{name}:{node.lineno}: {node.value[:60]!r}")
     assert not found, "\n".join(found)
