@@ -48,6 +48,9 @@
   var GENERIC = ("函数 方法 用法 使用 作用 区别 问题 时候 时间 一个 这个 那个 我们 自己 里面 之后 之前 代码 程序 运行 " +
     "结果 情况 出现 发现 进行 需要 已经 怎么 如何 pytorch torch 训练 模型 model").split(" ");
   var GENERIC_WEIGHT = 0.3;
+  // A word that many entries hold (训练, tensor, loss) says little about which one is meant: past
+  // this share of the entries it counts as much as COMMON_WEIGHT, found from the index itself.
+  var COMMON_SHARE = 0.125, COMMON_WEIGHT = 0.5;
   var STOPWORDS = ("a an the to of in on at for from by with and or is are be do does did i my me we you it its this that " +
     "how what why when which can should would will get there").split(" ");
 
@@ -254,7 +257,8 @@
     // Does the query paste or name an error? Then error entries rank as entries, else below them.
     var aboutError = ERROR_WORDS.test(query) || kept.length >= MESSAGE_TERMS;
     if (kept.length) query = query.replace(FILLER, " ");
-    function weight(term) { return GENERIC.indexOf(term) >= 0 ? GENERIC_WEIGHT : 1; }
+    var common = this.commonTerms();
+    function weight(term) { return GENERIC.indexOf(term) >= 0 ? GENERIC_WEIGHT : common(term) ? COMMON_WEIGHT : 1; }
     var options = {
       tokenize: function (text) {
         return tokenize(text, "all").filter(function (t) { return !kept.length || STOPWORDS.indexOf(t) < 0; });
@@ -271,6 +275,28 @@
       },
     };
     return { query: this.expand(query), options: options, weight: weight };
+  };
+
+  // Whether a term stands in more than COMMON_SHARE of the entries (their heads or texts), each
+  // term counted once. Reads MiniSearch's term index (vendored, so its shape is fixed): term ->
+  // field -> document -> frequency.
+  Index.prototype.commonTerms = function () {
+    var engines = [this.heads, this.texts].filter(Boolean), common = this.common;
+    if (!common || common.engines !== engines.length) {  // first use, or the texts were indexed since
+      var entries = this.docs.filter(function (doc) { return ENTRY_KINDS.indexOf(doc.k) >= 0; }).length;
+      common = this.common = { engines: engines.length, limit: COMMON_SHARE * entries, terms: Object.create(null) };
+    }
+    return function (term) {
+      if (!(term in common.terms)) {
+        var seen = new Set();
+        engines.forEach(function (engine) {
+          var fields = engine._index.get(term);
+          if (fields) fields.forEach(function (docs) { docs.forEach(function (_, short) { seen.add(engine._documentIds.get(short)); }); });
+        });
+        common.terms[term] = seen.size > common.limit;
+      }
+      return common.terms[term];
+    };
   };
 
   // Every document that shares a term with the query, best first.
