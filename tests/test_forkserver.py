@@ -88,8 +88,11 @@ def test_an_option_it_does_not_model_runs_the_real_interpreter(server, snippets)
 
 
 def test_torchrun_and_its_workers_come_from_the_server(server, snippets):
+    # One write per rank (under PIPE_BUF, so atomic): print() with several arguments writes them
+    # piecewise to an unbuffered pipe, and the two ranks' pieces could interleave ("01 torch ...").
     (snippets / "ranks.py").write_text(
-        "import os, sys\nprint(os.environ['RANK'], 'torch imported already:', 'torch' in sys.modules)\n", "utf-8")
+        "import os, sys\nsys.stdout.write(f\"{os.environ['RANK']} torch imported already: {'torch' in sys.modules}\\n\")\n",
+        "utf-8")
     before = server.fallbacks()
     result = run_shell("torchrun --standalone --nnodes=1 --nproc-per-node=2 ranks.py | sort", "cpu", snippets, 120, server)
     assert result.error is None, result.stderr
