@@ -51,6 +51,9 @@
   // A word that many entries hold (训练, tensor, loss) says little about which one is meant: past
   // this share of the entries it counts as much as COMMON_WEIGHT, found from the index itself.
   var COMMON_SHARE = 0.125, COMMON_WEIGHT = 0.5;
+  // The words the synonyms table adds for what the reader typed count this much of the reader's
+  // own: they say where such a query usually leads, not what this one asks (a named API first).
+  var ADDED_WEIGHT = 0.5;
   var STOPWORDS = ("a an the to of in on at for from by with and or is are be do does did i my me we you it its this that " +
     "how what why when which can should would will get there").split(" ");
 
@@ -258,7 +261,11 @@
     var aboutError = ERROR_WORDS.test(query) || kept.length >= MESSAGE_TERMS;
     if (kept.length) query = query.replace(FILLER, " ");
     var common = this.commonTerms();
-    function weight(term) { return GENERIC.indexOf(term) >= 0 ? GENERIC_WEIGHT : common(term) ? COMMON_WEIGHT : 1; }
+    var typed = Object.create(null), expanded = this.expand(query);
+    tokenize(query).forEach(function (t) { typed[t] = true; });
+    function weight(term) {
+      return (GENERIC.indexOf(term) >= 0 ? GENERIC_WEIGHT : common(term) ? COMMON_WEIGHT : 1) * (typed[term] ? 1 : ADDED_WEIGHT);
+    }
     var options = {
       tokenize: function (text) {
         return tokenize(text, "all").filter(function (t) { return !kept.length || STOPWORDS.indexOf(t) < 0; });
@@ -274,7 +281,7 @@
         return (boost[kind === "error" && !aboutError ? "error-task" : kind] || 1) * (docs[id].b || 1);
       },
     };
-    return { query: this.expand(query), options: options, weight: weight };
+    return { query: expanded, options: options, weight: weight };
   };
 
   // Whether a term stands in more than COMMON_SHARE of the entries (their heads or texts), each
