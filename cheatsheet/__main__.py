@@ -302,10 +302,11 @@ def cmd_find(args) -> int:
     --torch) on CPU and CUDA, and the release it works since. Exit status 1 when nothing matches."""
     import json
 
-    from cheatsheet.tools.find import Sheet, SheetError, installed_torch, query_lang, render
+    from cheatsheet.model.langs import query_language
+    from cheatsheet.tools.find import Sheet, SheetError, installed_torch, render
 
     query = " ".join(args.query)
-    lang = args.lang or query_lang(query)
+    lang = args.lang or query_language(query)
     release = args.torch or installed_torch()
     try:
         sheet = Sheet()

@@ -10,9 +10,10 @@ import pytest
 from mcp import Client
 
 from benchmarks import search_eval
+from cheatsheet.model.langs import query_language
 from cheatsheet.model.pages import site_pages
 from cheatsheet.project import repo
-from cheatsheet.tools.find import Sheet, SheetError, installed_torch, query_lang
+from cheatsheet.tools.find import Sheet, SheetError, installed_torch
 from cheatsheet.tools.mcp_server import server
 
 PROJECT = repo()
@@ -51,8 +52,8 @@ def test_find_ranks_the_benchmark_as_the_site_does(site, sheet):
 
 
 def test_the_language_is_the_querys():
-    assert query_lang("释放显存") == "zh" and query_lang("看看view函数") == "zh"
-    assert query_lang("free GPU memory") == "en"
+    assert query_language("释放显存") == "zh" and query_language("看看view函数") == "zh"
+    assert query_language("free GPU memory") == "en"
 
 
 def test_find_prints_the_entry_and_what_ran_on_the_installed_torch():

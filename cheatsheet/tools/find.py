@@ -51,11 +51,6 @@ def installed_torch() -> str | None:
         return None
 
 
-def query_lang(query: str) -> str:
-    """The language a query is written in (model/langs.py: a Chinese character makes it Chinese)."""
-    return query_language(query)
-
-
 def data_dir() -> Path:
     """The package's data. In a checkout (docs/ beside the package) it is written on first use
     and again whenever a page, the record or the ranking changed; an installed package has it."""
@@ -181,14 +176,14 @@ class Sheet:
         """The ids of the entries the site's search lists for `query`, best first."""
         if not query.strip():
             raise SheetError("the query is empty: ask with a few words, an API name or an error message")
-        lang = lang or query_lang(query)
+        lang = lang or query_language(query)
         self.entries(lang)  # checks the language
         found = self._ranker(lang).eval(f"var q = {json.dumps(query)}; JSON.stringify(CheatsheetRank.Index.loadFor(saved, q)"
                                         ".listed(q).map(function (r) { return r.u; }))")
         return [url.partition("#")[2] for url in json.loads(found) if "#" in url]
 
     def search(self, query: str, lang: str | None = None, limit: int = 3) -> list[Answer]:
-        lang = lang or query_lang(query)
+        lang = lang or query_language(query)
         entries = self.entries(lang)
         return [Answer(entries[i], lang) for i in self.ranked(query, lang) if i in entries][:limit]
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
-from cheatsheet.model.langs import UNMARKED
+from cheatsheet.model.langs import UNMARKED, query_language
 from cheatsheet.model.record import release_of
-from cheatsheet.tools.find import LANGS, Sheet, SheetError, query_lang
+from cheatsheet.tools.find import LANGS, Sheet, SheetError
 
 INSTRUCTIONS = (
     "A bilingual (Chinese, English) PyTorch cheat sheet whose every example ran in its tests. "
@@ -27,7 +27,7 @@ def _release(torch_version: str | None) -> str | None:
 
 def _lang(lang: str | None, query: str = "") -> str:
     if lang is None or not lang.strip():
-        return query_lang(query)
+        return query_language(query)
     if lang not in LANGS:
         raise ToolError(f"unknown language {lang!r}: use one of {', '.join(LANGS)}")
     return lang
