@@ -7,6 +7,7 @@ import json
 import logging
 import os
 import re
+from html import escape
 from pathlib import Path
 from string import Formatter
 
@@ -45,12 +46,15 @@ GPU = dict(ROW, torch="2.13.0+cu130", device="H200 (sm_90)", source="gpu")
 
 # --- the synthetic site ---------------------------------------------------------------------
 
-def _entry(lang: str, title: str, attrs: str, code: str, printed: str) -> str:
+def _entry(lang: str, title: str, attrs: str, code: str, printed: str, more: str = "") -> str:
     mnemonic, what, prereq, example = (LABELS[lang][key] for key in ("mnemonic", "what", "prereq", "example"))
     example = f"**{example}**"
     return (f"### {title} {{ {attrs} }}\n\n```python\n{code}\n```\n\n"
             f"- {mnemonic} m.\n- {what} {'第一句。第二句。' if lang == 'zh' else 'The first sentence. The second one.'}\n"
-            f"- {prereq} none.\n\n{example}\n\n```python\n{code}\nprint({printed})\n#> {printed}\n```\n\n")
+            f"- {prereq} none.\n\n{example}\n\n```python\n{code}\nprint({printed})\n#> {printed}\n{more}```\n\n")
+
+
+GPU_LINE = 'print("on a GPU" if torch.cuda.is_available() else "")\n#cuda> on a GPU\n'
 
 
 def _pages(lang: str) -> dict[str, str]:
@@ -61,8 +65,9 @@ def _pages(lang: str) -> dict[str, str]:
         "compatibility.md": f"---\nsearch:\n  exclude: true\n---\n\n# {'兼容性' if zh else 'Compatibility'}\n\n"
                             "<!-- compatibility-matrix -->\n",
         "alpha.md": f"# {'甲页' if zh else 'Alpha'}\n\n{'介绍。' if zh else 'The introduction.'}\n\n"
-                    + _entry(lang, "第一条" if zh else "The first", "#alpha-one", "x = 1", "1")
-                    + _entry(lang, "第二条" if zh else "The second", '#alpha-two data-aliases="old-two"', "y = 2", "2"),
+                    + _entry(lang, "第一条" if zh else "The first", "#alpha-one", "x = 1", "1", GPU_LINE)
+                    + _entry(lang, "第二条" if zh else "The second", '#alpha-two data-aliases="old-two"', "y = 2", "2",
+                             GPU_LINE),
         "beta.md": f"# {'乙页' if zh else 'Beta'}\n\n{'介绍。' if zh else 'The introduction.'}\n\n"
                    f"## {'一节' if zh else 'A section'} {{ #a-section }}\n\n"
                    + _entry(lang, "第三条" if zh else "The third", '#beta-one data-aliases="alpha.md#old-beta"', "z = 3", "3"),
@@ -392,6 +397,29 @@ def test_output_lines_are_marked():
             '<span class="c1"># a comment</span>\n')
     assert output_lines.mark(code) == ('<span class="n">x</span>\n<span class="output-line"><span class="w">    </span>'
                                        '<span class="c1">#cpu&gt; 1</span>\n</span><span class="c1"># a comment</span>\n')
+
+
+def test_gpu_output_lines_no_gpu_row_vouches_for_get_a_note():
+    code = ('<h3 id="a">A</h3><pre><span class="output-line"><span class="c1">#&gt; 1</span>\n</span>'
+            '<span class="output-line"><span class="c1">#cuda&gt; 2</span>\n</span></pre><h3 id="b">B</h3>'
+            '<pre><span class="output-line"><span class="c1">#cuda&gt; 3</span>\n</span></pre>')
+    plain = '<span class="output-line"><span class="c1">#cuda&gt; 2</span>\n</span>'
+    flagged = ('<span class="output-line output-line--unconfirmed"><span class="c1">#cuda&gt; 2</span>'
+               '<span class="output-note">  n&lt;</span>\n</span>')
+    assert output_lines.unconfirmed(code, "a", False, "n<") == code.replace(plain, flagged)
+    every = output_lines.unconfirmed(code, "a", True, "n<")  # a requires-cuda example: every line
+    assert every.count("output-line--unconfirmed") == 2 and every.endswith('<span class="c1">#cuda&gt; 3</span>\n</span></pre>')
+
+
+@pytest.mark.parametrize("lang,prefix", URL_PREFIX.items())
+def test_gpu_output_is_marked_until_a_gpu_row_vouches_for_it(built, lang, prefix):
+    html = _html(built, prefix + "alpha")
+    one, two = html.split('id="alpha-one"')[1].split('id="alpha-two"')
+    note = STRINGS[lang]["status.unconfirmed_output"]
+    assert "#cuda&gt; on a GPU" in one and "output-line--unconfirmed" not in one  # passed on CUDA with 2.13.0
+    assert ('output-line--unconfirmed"><span class="c1">#cuda&gt; on a GPU</span><span class="output-note">  '
+            f'{escape(note)}</span>') in two  # no CUDA row
+    assert two.count("output-line--unconfirmed") == 1  # its #> line, which a CPU run checks, is not marked
 
 
 def test_markup_places_blocks_by_tags():

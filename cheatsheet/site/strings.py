@@ -30,6 +30,8 @@ ZH = MappingProxyType({
     "status.device_sep": " — ",
     "status.cpu_missing": "CPU：尚无运行记录",
     "status.cuda_missing": "CUDA：尚未在 GPU 上运行",
+    # After an output line only a GPU prints, while no GPU has run the example as it is now.
+    "status.unconfirmed_output": "← 这一版示例还没有在 GPU 上运行过",
     # A row, in a cell's tooltip.
     "status.row": "PyTorch {torch}，Python {python}，{device}，{date}；{source}",
     "status.row_failed": "{row}；失败：{note}",
@@ -157,6 +159,7 @@ EN = MappingProxyType({
     "status.device_sep": " — ",
     "status.cpu_missing": "CPU: no run on record",
     "status.cuda_missing": "CUDA: not yet run",
+    "status.unconfirmed_output": "← not yet run on a GPU as the example is now",
     "status.row": "PyTorch {torch}, Python {python}, {device}, {date}; {source}",
     "status.row_failed": "{row}; failed: {note}",
     "status.row_stale": "{row}; the code changed after this run",
