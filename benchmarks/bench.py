@@ -277,7 +277,7 @@ def search_hit_rate(site: Path) -> None:
     own task words in its language; the entries that do not come up in the first three are listed."""
     from cheatsheet.project import repo
     PROJECT = repo()
-    from benchmarks.search_eval import BLIND, HELD_OUT, PASTED, evaluate, load, open_search, report, self_queries
+    from benchmarks.search_eval import BLIND, FIRST_LABELS, HELD_OUT, PASTED, evaluate, load, open_search, report, self_queries
     from cheatsheet.site.browser import chromium, serve
 
     with serve(site) as base, chromium() as browser:
@@ -300,6 +300,10 @@ def search_hit_rate(site: Path) -> None:
                     print(f"  {lang} {kind}s: hit@3 {hits / max(len(mine), 1):.2f} ({len(mine)})")
             print(report(scores) if half == "tuning" else "\n".join(line for line in report(scores).splitlines()
                                                                      if not line.startswith("  miss")))
+            first = [q for q in load(BLIND, half, labels=FIRST_LABELS) if q.answered]
+            print(f"  the same half under the first labelling alone ({len(first)} queries with an answer):")
+            print("\n".join(line for line in report(evaluate(pages, first, typed_every=25)).splitlines()
+                            if not line.startswith("  miss")))
         selfs = evaluate(pages, self_queries(PROJECT.docs), typed_every=10)
         for lang, s in selfs.items():
             found = s["n"] - len(s["misses"])

@@ -122,6 +122,24 @@ def test_the_blind_corpus_is_real_queries_with_sources_and_real_answers():
     assert set(halves) == {"tuning", "held-out"} and min(halves.values()) >= 0.4 * len(queries), halves
 
 
+def test_the_blind_labels_are_the_first_labelling_and_what_both_second_labellers_found():
+    """`answers` = `first_answers` joined with the entries both second labellers named (benchmarks/
+    README.md): a label edited by hand anywhere else breaks this."""
+    with BLIND.open(encoding="utf-8", newline="") as f:
+        rows = list(csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE))
+    wrong = []
+    for row in rows:
+        first, a, b = (row[key].split() for key in ("first_answers", "second_a", "second_b"))
+        merged = [x for x in first if x != GAP] + [x for x in a if x in b and x not in first and x != GAP]
+        if row["answers"].split() != (merged or [GAP]):
+            wrong.append((row["query"], row["answers"], merged))
+    assert not wrong, wrong[:5]
+    for lang in ("zh", "en"):
+        known = _ids(lang) | {GAP}
+        for key in ("first_answers", "second_a", "second_b"):
+            assert not [(row["query"], key) for row in rows if row["lang"] == lang and set(row[key].split()) - known]
+
+
 def test_the_vocabulary_rows_come_from_the_tuning_half():
     """A row of the user-vocabulary table names the tuning queries that showed the need for it;
     none may name a held-out one, whose queries nobody tunes on."""
