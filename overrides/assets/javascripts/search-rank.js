@@ -54,6 +54,10 @@
   // The words the synonyms table adds for what the reader typed count this much of the reader's
   // own: they say where such a query usually leads, not what this one asks (a named API first).
   var ADDED_WEIGHT = 0.5;
+  // A Chinese word becomes several overlapping pairs (显存不足 -> 3), a Latin word one term: each pair
+  // counts this much, so that an API name inside Chinese text (关于cat的尺寸不对应) is not outweighed by
+  // the pairs of the words around it.
+  var CJK_PAIR_WEIGHT = 0.7;
   var STOPWORDS = ("a an the to of in on at for from by with and or is are be do does did i my me we you it its this that " +
     "how what why when which can should would will get there").split(" ");
 
@@ -264,7 +268,8 @@
     var typed = Object.create(null), expanded = this.expand(query);
     tokenize(query).forEach(function (t) { typed[t] = true; });
     function weight(term) {
-      return (GENERIC.indexOf(term) >= 0 ? GENERIC_WEIGHT : common(term) ? COMMON_WEIGHT : 1) * (typed[term] ? 1 : ADDED_WEIGHT);
+      return (GENERIC.indexOf(term) >= 0 ? GENERIC_WEIGHT : common(term) ? COMMON_WEIGHT : 1) * (typed[term] ? 1 : ADDED_WEIGHT)
+        * (CJK.test(term) ? CJK_PAIR_WEIGHT : 1);
     }
     var options = {
       tokenize: function (text) {
