@@ -127,7 +127,8 @@ def test_llms_txt_is_in_the_llmstxt_format(site, lang):
 
 def test_an_entrys_markdown_from_the_page_model():
     """Heading, code line and fields as written, the example marker, the examples with their output
-    lines, a CUDA-only example said to be one, the links as published addresses, the record."""
+    lines, a CUDA-only example said to be one, `#cuda>` lines no GPU row passed said to be unconfirmed, the
+    links as published addresses, the record."""
     from cheatsheet.model.record import Row, verdict
 
     text = ("# 页\n\n### 第一条 { #alpha-one data-search=\"甲\" }\n\n```python\nx = 1\n```\n\n"
@@ -143,7 +144,8 @@ def test_an_entrys_markdown_from_the_page_model():
         "### 第一条\n\n```python\nx = 1\n```\n\n"
         "- 助记：m，见 [第二条](https://s.test/recipes/x/#alpha-two) 和 [别页](https://s.test/recipes/other/#beta)。\n"
         "- 使用前提：无。\n\n**解释性示例：**\n\n```python\nprint(1)\n#> 1\n```\n\n这个示例需要 CUDA。\n\n"
-        "```python\nprint(2)\n#cuda> 2\n```\n\n来源：https://s.test/recipes/x/#alpha-one\n\n验证记录：\n"
+        "```python\nprint(2)\n#cuda> 2\n```\n\n`#cuda>` 行还没有在 GPU 上按现在的代码运行过。\n\n"
+        "来源：https://s.test/recipes/x/#alpha-one\n\n验证记录：\n"
         "- PyTorch 2.14.1，CPU：通过（PyTorch 2.14.1+cpu，Python 3.11.7，AMD EPYC，2026-12-01；本项目的测试套件）\n"
         "- PyTorch 2.14.1，CUDA：无记录\n\n"
         "可用版本：2.14.1 及以上（CPU，由验证记录得出）\n")

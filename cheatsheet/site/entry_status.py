@@ -24,6 +24,16 @@ from cheatsheet.model.record import Row, Verdict, since, version_key
 STATES = ("passed", "failed", "needs-cuda", "needs-package", "needs-gpus", "stale", "missing")
 
 
+def unconfirmed_gpu_output(entry: Entry, verdicts: list[Verdict]) -> str | None:
+    """Which output only a GPU prints is shown while no current GPU row passed: "all" (every line of
+    an entry whose examples all need CUDA), "cuda" (its `#cuda>` lines), or None."""
+    if any(v.device == "cuda" and v.state == "passed" for v in verdicts) or not entry.examples:
+        return None
+    if all(f.requires_cuda for f in entry.examples):
+        return "all"
+    return "cuda" if any("#cuda>" in f.code for f in entry.examples) else None
+
+
 def checked(verdicts: list[Verdict], entry: Entry) -> list[Verdict]:
     """The verdicts, once each says something the site can render."""
     for verdict in verdicts:

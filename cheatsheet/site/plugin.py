@@ -194,13 +194,6 @@ class CheatsheetPlugin(BasePlugin[CheatsheetConfig]):
         """The one reading of the record behind the status line, the recipe line and the matrix (and the summary)."""
         return entry_status.checked(self.record.verdicts(entry), entry)
 
-    def _unconfirmed_gpu_output(self, html: str, entry: Entry) -> str:
-        """Output lines only a GPU prints, shown while no current GPU row vouches for them: marked so."""
-        gpu_only = bool(entry.examples) and all(f.requires_cuda for f in entry.examples)
-        if not gpu_only and not any("#cuda>" in f.code for f in entry.examples):
-            return html
-        return output_lines.unconfirmed(html, entry.id, gpu_only, self.strings["status.unconfirmed_output"])
-
     def _status_lines(self, html: str, page, parsed: Page, config) -> str:
         repo, site_url = config.repo_url, config.site_url
         lines = {}
@@ -217,8 +210,8 @@ class CheatsheetPlugin(BasePlugin[CheatsheetConfig]):
             waiting = record.pending(verdicts, self.project.releases, self.project.pin) if self.project.pin else []
             lines[entry.id] = entry_status.status_line(verdicts, self.strings, self.api_links.get(entry.id), report,
                                                        sheet_data.copy_button(markdown, entry.title, self.strings), waiting)
-            if not any(v.device == "cuda" and v.state == "passed" for v in verdicts):
-                html = self._unconfirmed_gpu_output(html, entry)
+            if unconfirmed := entry_status.unconfirmed_gpu_output(entry, verdicts):
+                html = output_lines.unconfirmed(html, entry.id, unconfirmed == "all", self.strings["status.unconfirmed_output"])
         html, missing = markup.after_headings(html, lines)
         if missing:
             raise PluginError(f"{parsed.path}: entry `{sorted(missing)[0]}` has no `<h3 id=...>` heading in the rendered page")

@@ -28,7 +28,7 @@ from cheatsheet.model.langs import LABELS
 from cheatsheet.model.pages import Entry, Page
 from cheatsheet.model.record import Verdict, works_since
 from cheatsheet.project import REPO
-from cheatsheet.site.entry_status import entry_since, row_title
+from cheatsheet.site.entry_status import entry_since, row_title, unconfirmed_gpu_output
 
 LLMS = "llms.txt"
 FULL = "llms-full.txt"
@@ -110,6 +110,8 @@ def entry_markdown(src_uri: str, page: Page, entry: Entry, site_url: str | None,
         if requires_cuda:
             parts.append(strings["notebook.cuda"])
         parts.append(f"```{lang}\n{code.rstrip()}\n```")
+    if unconfirmed := unconfirmed_gpu_output(entry, verdicts):
+        parts.append(strings[f"data.unconfirmed_{unconfirmed}"])
     parts = [absolute_links(part, src_uri, site_url) for part in parts]
     parts.append(strings["data.source"].format(url=entry_address(site_url, src_uri, page, entry)))
     parts.append("\n".join([strings["data.record"], *record_lines(verdicts, strings)]))
