@@ -277,7 +277,18 @@ def search_hit_rate(site: Path) -> None:
     own task words in its language; the entries that do not come up in the first three are listed."""
     from cheatsheet.project import repo
     PROJECT = repo()
-    from benchmarks.search_eval import BLIND, FIRST_LABELS, HELD_OUT, PASTED, evaluate, load, open_search, report, self_queries
+    from benchmarks.search_eval import (
+        BLIND,
+        CLASSES,
+        FIRST_LABELS,
+        HELD_OUT,
+        PASTED,
+        evaluate,
+        load,
+        open_search,
+        report,
+        self_queries,
+    )
     from cheatsheet.site.browser import chromium, serve
 
     with serve(site) as base, chromium() as browser:
@@ -293,11 +304,12 @@ def search_hit_rate(site: Path) -> None:
             print(f"blind corpus, {half} half ({len(queries)} queries, {len(queries) - len(answered)} with no entry), "
                   f"the queries an entry answers{' (never tuned on)' if half == 'held-out' else ''}:")
             scores = evaluate(pages, answered, typed_every=25)
-            for kind in ("question", "error"):
+            for name, member in CLASSES.items():
                 for lang, s in scores.items():
-                    mine = [q for q in answered if q.lang == lang and q.kind == kind]
-                    hits = sum(q not in {m[0] for m in s["misses"]} for q in mine)
-                    print(f"  {lang} {kind}s: hit@3 {hits / max(len(mine), 1):.2f} ({len(mine)})")
+                    mine = [q for q in answered if q.lang == lang and member(q)]
+                    if mine:
+                        hits = sum(q not in {m[0] for m in s["misses"]} for q in mine)
+                        print(f"  {lang} {name}: hit@3 {hits / len(mine):.2f} ({len(mine)})")
             print(report(scores) if half == "tuning" else "\n".join(line for line in report(scores).splitlines()
                                                                      if not line.startswith("  miss")))
             first = [q for q in load(BLIND, half, labels=FIRST_LABELS) if q.answered]

@@ -79,6 +79,17 @@ LABELS = "answers"
 FIRST_LABELS = "first_answers"
 
 
+# The classes of queries the search issue names, for figures per class (bench --search): a pasted
+# error or a question; colloquial Chinese, and an API or English word inside Chinese text (these two
+# match Chinese queries only).
+CLASSES = {
+    "questions": lambda q: q.kind == "question",
+    "pasted errors": lambda q: q.kind == "error",
+    "colloquial": lambda q: bool(re.search("呀|么|咋|怎么|为什么|吗|呢|啊|如何", q.text)),
+    "Latin inside Chinese": lambda q: bool(re.search(r"[\u4e00-\u9fff][A-Za-z]|[A-Za-z][\u4e00-\u9fff]", q.text)),
+}
+
+
 def load(path: Path = QUERIES, half: str | None = None, labels: str = LABELS) -> list[Query]:
     """The queries of a set; for the blind corpus, `half` picks "tuning" or "held-out", and `labels`
     the column its answers come from."""
