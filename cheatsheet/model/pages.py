@@ -93,6 +93,10 @@ class Fence:
     def has_output(self) -> bool:
         return any(OUTPUT_LINE.match(line) for line in self.code.splitlines())
 
+    def has_lines_for(self, device: str) -> bool:
+        """Whether it has output lines that only a run on `device` prints (`#cuda>`, `#cpu>`)."""
+        return any((m := OUTPUT_LINE.match(line)) and m.group(1) == device for line in self.code.splitlines())
+
     def expected_output(self, device: str, release: str | None = None) -> list[str]:
         """The output lines that apply to a run on `device` with torch `release` (None: every
         release's lines)."""

@@ -31,7 +31,7 @@ def unconfirmed_gpu_output(entry: Entry, verdicts: list[Verdict]) -> str | None:
         return None
     if all(f.requires_cuda for f in entry.examples):
         return "all"
-    return "cuda" if any("#cuda>" in f.code for f in entry.examples) else None
+    return "cuda" if any(f.has_lines_for("cuda") for f in entry.examples) else None
 
 
 def checked(verdicts: list[Verdict], entry: Entry) -> list[Verdict]:

@@ -8,9 +8,10 @@ from __future__ import annotations
 import re
 from html import escape
 
-# One whole output line as Pygments renders it: optional indentation, the comment, the newline.
+# One output line as Pygments renders it: optional indentation, then the comment (its marker in a group).
 MARKER = r"#(?:cpu|cuda|torch(?:&lt;|&gt;=)[0-9.]+)?&gt;"
-OUTPUT_LINE = re.compile(r'((?:<span class="w">[ \t]*</span>)?<span class="c1">' + MARKER + r'[^<]*</span>\n?)')
+LINE = r'(?:<span class="w">[ \t]*</span>)?<span class="c1">(' + MARKER + r')[^<]*</span>'
+OUTPUT_LINE = re.compile(r"(" + LINE + r"\n?)")  # with its newline
 
 
 def mark(html: str) -> str:
@@ -18,9 +19,8 @@ def mark(html: str) -> str:
 
 
 SECTION_END = re.compile(r"<h[1-3][\s>]")
-# A marked output line: (indentation and comment)(newline).
-MARKED_LINE = re.compile(r'<span class="output-line">((?:<span class="w">[ \t]*</span>)?<span class="c1">(' + MARKER
-                         + r')[^<]*</span>)(\n?)</span>')
+# A line `mark` marked: (indentation and comment)(marker)(newline).
+MARKED_LINE = re.compile(r'<span class="output-line">(' + LINE + r')(\n?)</span>')
 
 
 def unconfirmed(html: str, entry_id: str, every_line: bool, note: str) -> str:
