@@ -216,7 +216,8 @@ OPTIONS = {
     "--search": {"action": "store_true", "help": "also type the search benchmark (200 queries), the held-out set (99), "
                                                  "pasted error messages (46), both halves of the blind corpus "
                                                  "(search_blind.tsv; the held-out half's figures only, never its "
-                                                 "misses) and each entry's own task words into Chromium"},
+                                                 "misses), the further Chinese queries (search_blind_zh_more.tsv) "
+                                                 "and each entry's own task words into Chromium"},
     "--search-scale": {"type": int, "metavar": "N", "help": "build a site grown to N entries per language (in a temporary "
                                                             "folder) and time its first search result in Chromium, e.g. 2000"},
 }
@@ -279,6 +280,7 @@ def search_hit_rate(site: Path) -> None:
     PROJECT = repo()
     from benchmarks.search_eval import (
         BLIND,
+        BLIND_MORE,
         CLASSES,
         FIRST_LABELS,
         HELD_OUT,
@@ -316,6 +318,15 @@ def search_hit_rate(site: Path) -> None:
             print(f"  the same half under the first labelling alone ({len(first)} queries with an answer):")
             print("\n".join(line for line in report(evaluate(pages, first, typed_every=25)).splitlines()
                             if not line.startswith("  miss")))
+        further = [q for q in load(BLIND_MORE) if q.answered]
+        print(f"further Chinese queries, all for tuning ({len(load(BLIND_MORE))} queries, {len(further)} with an answer):")
+        scores = evaluate(pages, further, typed_every=25)
+        for name, member in CLASSES.items():
+            mine = [q for q in further if member(q)]
+            if mine:
+                hits = sum(q not in {m[0] for m in scores["zh"]["misses"]} for q in mine)
+                print(f"  zh {name}: hit@3 {hits / len(mine):.2f} ({len(mine)})")
+        print(report(scores))
         selfs = evaluate(pages, self_queries(PROJECT.docs), typed_every=10)
         for lang, s in selfs.items():
             found = s["n"] - len(s["misses"])
