@@ -24,7 +24,8 @@
   // otherwise pull towards the error entries whose messages share them.
   var FIELD_BOOST = { t: 4, w: 4, c: 2, a: 2, o: 2, p: 0.5, x: 1 }, TASK_OUTPUT_BOOST = 0.5, MESSAGE_TERMS = 6;
   var MESSAGE = /[a-z](?:error|warning|exception)\b/i;
-  var ERROR_WORDS = /error|exception|warning|traceback|错误|报错|异常|警告|怎么解决|解决办法|解决方法/i;
+  // A query that names an error, or states a symptom in Chinese (显存不足, 权重不匹配, 加载出错).
+  var ERROR_WORDS = /error|exception|warning|traceback|错误|报错|异常|警告|怎么解决|解决办法|解决方法|不足|溢出|爆|炸|不匹配|不一致|不对|出错|失败|无法|不能|崩溃/i;
   // What differs between a reader's run and an example's: the traceback's header and file lines,
   // file paths, addresses, numbers and NxM shapes, taken out of both the index and the query, so that
   // a pasted message with other shapes matches the printed one. The index builder takes the same
@@ -265,8 +266,9 @@
     var aboutError = ERROR_WORDS.test(query) || kept.length >= MESSAGE_TERMS;
     if (kept.length) query = query.replace(FILLER, " ");
     var common = this.commonTerms();
-    var typed = Object.create(null), expanded = this.expand(query);
-    tokenize(query).forEach(function (t) { typed[t] = true; });
+    var typed = Object.create(null), expanded = this.expand(query), readers = tokenize(query);
+    readers.forEach(function (t) { typed[t] = true; });
+    var typing = /\s$/.test(query) ? null : readers[readers.length - 1];
     function weight(term) {
       return (GENERIC.indexOf(term) >= 0 ? GENERIC_WEIGHT : common(term) ? COMMON_WEIGHT : 1) * (typed[term] ? 1 : ADDED_WEIGHT)
         * (CJK.test(term) ? CJK_PAIR_WEIGHT : 1);
@@ -279,7 +281,9 @@
         : Object.assign({}, FIELD_BOOST, { o: TASK_OUTPUT_BOOST })),
       boostTerm: weight,
       combineWith: "OR",
-      prefix: function (term) { return CJK.test(term) ? term.length === 1 : term.length >= 3; },
+      // A lone Chinese character is a prefix only while it is being typed (the query's last
+      // word): between two Latin words (grad为none) it is a particle, not the start of a word.
+      prefix: function (term) { return CJK.test(term) ? term.length === 1 && term === typing : term.length >= 3; },
       fuzzy: function (term) { return CJK.test(term) || term.length < 4 ? false : term.length < 6 ? 1 : 2; },
       boostDocument: function (id) {
         var kind = docs[id].k;
