@@ -24,8 +24,10 @@
   // otherwise pull towards the error entries whose messages share them.
   var FIELD_BOOST = { t: 4, w: 4, c: 2, a: 2, o: 2, p: 0.5, x: 1 }, TASK_OUTPUT_BOOST = 0.5, MESSAGE_TERMS = 6;
   var MESSAGE = /[a-z](?:error|warning|exception)\b/i;
-  // A query that names an error, or states a symptom in Chinese (显存不足, 权重不匹配, 加载出错).
-  var ERROR_WORDS = /error|exception|warning|traceback|错误|报错|异常|警告|怎么解决|解决办法|解决方法|不足|溢出|爆|炸|不匹配|不一致|不对|出错|失败|无法|不能|崩溃/i;
+  var ERROR_WORDS = /error|exception|warning|traceback|错误|报错|异常|警告|怎么解决|解决办法|解决方法/i;
+  // A Chinese query that states a symptom (显存不足, 权重不匹配, 加载出错, 提示out of memory, grad为none)
+  // is about an error too.
+  var SYMPTOM = /不足|溢出|爆|炸|不匹配|不一致|不对|出错|失败|无法|不能|崩溃|out of memory|[为是]\s*none/i;
   // What differs between a reader's run and an example's: the traceback's header and file lines,
   // file paths, addresses, numbers and NxM shapes, taken out of both the index and the query, so that
   // a pasted message with other shapes matches the printed one. The index builder takes the same
@@ -263,7 +265,7 @@
     var docs = this.docs, boost = this.boost;
     var kept = tokenize(query.replace(FILLER, " ")).filter(function (t) { return STOPWORDS.indexOf(t) < 0; });
     // Does the query paste or name an error? Then error entries rank as entries, else below them.
-    var aboutError = ERROR_WORDS.test(query) || kept.length >= MESSAGE_TERMS;
+    var aboutError = ERROR_WORDS.test(query) || (CJK.test(query) && SYMPTOM.test(query)) || kept.length >= MESSAGE_TERMS;
     if (kept.length) query = query.replace(FILLER, " ");
     var common = this.commonTerms();
     var typed = Object.create(null), expanded = this.expand(query), readers = tokenize(query);
