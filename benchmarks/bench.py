@@ -218,6 +218,8 @@ OPTIONS = {
                                                  "(search_blind.tsv; the held-out half's figures only, never its "
                                                  "misses), the further Chinese queries (search_blind_zh_more.tsv) "
                                                  "and each entry's own task words into Chromium"},
+    "--write-demand": {"action": "store_true", "help": "only rewrite cheatsheet/site/search_demand.tsv (how many tuning "
+                                                       "queries each entry answers) from the search benchmark's labels"},
     "--search-scale": {"type": int, "metavar": "N", "help": "build a site grown to N entries per language (in a temporary "
                                                             "folder) and time its first search result in Chromium, e.g. 2000"},
 }
@@ -235,6 +237,13 @@ def main(args: argparse.Namespace) -> None:
     """Measure what `args` (parsed by `options()`) asks for, and print it."""
     if (args.against or args.scale) and not args.suite:
         raise SystemExit("bench: --against and --scale time the test suite; add --suite")
+    if args.write_demand:
+        from benchmarks.search_eval import write_demand
+        from cheatsheet.site.search_index import DEMAND
+
+        write_demand(DEMAND)
+        print(f"wrote {DEMAND.relative_to(PROJECT.root)}")
+        return
     entry_counts()
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
     with tempfile.TemporaryDirectory() as tmp:

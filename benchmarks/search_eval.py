@@ -14,6 +14,7 @@ import hashlib
 import os
 import re
 import time
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -108,6 +109,21 @@ def load(path: Path = QUERIES, half: str | None = None, labels: str = LABELS) ->
 def tuning_queries() -> list[Query]:
     """Every real query tuning may look at: the corpus's tuning half and BLIND_MORE."""
     return load(BLIND, "tuning") + load(BLIND_MORE)
+
+
+def demand_rows() -> list[tuple[str, int]]:
+    """(entry id, how many tuning queries name it among their answers), both languages together,
+    for cheatsheet/site/search_demand.tsv: the held-out half never counts."""
+    counts = Counter(entry for q in tuning_queries() if q.answered for entry in q.answers)
+    return sorted(counts.items())
+
+
+def write_demand(path: Path) -> None:
+    lines = ["# How many real queries of the search benchmark's tuning sets (the blind corpus's tuning half and",
+             "# the further Chinese queries, both languages) name each entry among their answers. Written by",
+             "# `python -m cheatsheet bench --write-demand` from their labels; a test checks it matches them.",
+             "id\tasked"] + [f"{entry}\t{n}" for entry, n in demand_rows()]
+    path.write_text("\n".join(lines) + "\n", "utf-8")
 
 
 def visible_results(page, text: str, timeout: float = 30.0) -> list[str]:

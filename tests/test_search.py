@@ -176,6 +176,14 @@ def test_the_vocabulary_rows_come_from_the_tuning_half():
     assert cited and not [c for c in cited if c[1] not in tuning]
 
 
+def test_the_demand_table_is_what_the_tuning_labels_give():
+    """search_demand.tsv (how many tuning queries each entry answers) is written from the labels of
+    the tuning sets alone (`bench --write-demand`), not by hand, and the index carries it."""
+    from benchmarks.search_eval import demand_rows
+
+    assert sorted(search_index.demand().items()) == demand_rows(), "run `python -m cheatsheet bench --write-demand`"
+
+
 def test_the_held_out_set_has_its_own_queries_with_real_answers():
     queries = load(HELD_OUT)
     assert min(Counter(q.lang for q in queries).values()) >= 45

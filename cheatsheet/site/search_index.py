@@ -33,6 +33,10 @@ from cheatsheet.model.pages import LABELS, Entry, Page, counterpart, parse_page
 INDEX = "search/entries.json"
 TEXT = "search/text.json"  # each document's text (x), in INDEX's order
 SYNONYMS = Path(__file__).with_name("search_synonyms.tsv")
+# How many real queries of the search benchmark's tuning sets each entry answers (written from their
+# labels by `python -m cheatsheet bench --write-demand`, never by hand): where a query could mean
+# several entries, the one readers need more often ranks a little higher (search-rank.js, DEMAND).
+DEMAND = Path(__file__).with_name("search_demand.tsv")
 # Kinds of documents and how much a match in them counts against a match in an entry. An error
 # entry (`error-...`, the 常见报错 / Common errors pages) counts fully for a query that pastes or
 # names an error, and as "error-task" for any other: it repeats the words of the entry it fixes.
@@ -142,8 +146,9 @@ def documents(pages: list[Page], urls: dict[Path, str], docs: Path, lang: str, m
     `boosts`: a page's `search: boost:` (front matter, as Material's own search reads it) for its
     entries. Short keys keep it small: u address, t title, c code line, x text, a the other
     language's title, w the entry's search words, o what its examples print, p the page's title,
-    k kind, b the page's boost (absent for 1)."""
+    k kind, b the page's boost (absent for 1), n how many real queries it answers (DEMAND)."""
     boosts = boosts or {}
+    asked = demand()
     out: list[dict] = []
     entry_urls = set()
     for page in pages:
@@ -162,6 +167,8 @@ def documents(pages: list[Page], urls: dict[Path, str], docs: Path, lang: str, m
                 doc["o"] = output
             if boosts.get(page.path, 1) != 1:
                 doc["b"] = boosts[page.path]
+            if asked.get(entry.id):
+                doc["n"] = asked[entry.id]
             out.append(doc)
             entry_urls.add(doc["u"])
             entry_urls.update(f"{url}#{alias}" for alias in entry.alias_ids)
@@ -196,6 +203,13 @@ def _other_titles(page: Page, docs: Path, lang: str) -> dict[str, str]:
         for e in parse_page(path, other).entries if path.exists() else []:
             titles.setdefault(e.id, []).append(e.title)
     return {entry_id: " / ".join(found) for entry_id, found in titles.items()}
+
+
+def demand(path: Path = DEMAND) -> dict[str, int]:
+    """Entry id -> how many of the tuning sets' real queries it answers (DEMAND)."""
+    with path.open(encoding="utf-8", newline="") as f:
+        rows = csv.DictReader((line for line in f if not line.startswith("#")), delimiter="\t", quoting=csv.QUOTE_NONE)
+        return {r["id"]: int(r["asked"]) for r in rows}
 
 
 def synonyms(lang: str, path: Path = SYNONYMS) -> dict[str, str]:

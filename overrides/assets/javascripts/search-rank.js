@@ -57,6 +57,10 @@
   // The words the synonyms table adds for what the reader typed count this much of the reader's
   // own: they say where such a query usually leads, not what this one asks (a named API first).
   var ADDED_WEIGHT = 0.5;
+  // An entry that more real queries need (n: how many of the benchmark's tuning queries it answers,
+  // cheatsheet/site/search_demand.tsv) counts 1 + DEMAND * ln(1 + n) times: a tie-break between
+  // entries a query matches alike, not a reason to show an entry it does not match.
+  var DEMAND = 0.25;
   // A Chinese word becomes several overlapping pairs (显存不足 -> 3), a Latin word one term: each pair
   // counts this much, so that an API name inside Chinese text (关于cat的尺寸不对应) is not outweighed by
   // the pairs of the words around it.
@@ -289,7 +293,8 @@
       fuzzy: function (term) { return CJK.test(term) || term.length < 4 ? false : term.length < 6 ? 1 : 2; },
       boostDocument: function (id) {
         var kind = docs[id].k;
-        return (boost[kind === "error" && !aboutError ? "error-task" : kind] || 1) * (docs[id].b || 1);
+        return (boost[kind === "error" && !aboutError ? "error-task" : kind] || 1) * (docs[id].b || 1)
+          * (1 + DEMAND * Math.log1p(docs[id].n || 0));
       },
     };
     return { query: expanded, options: options, weight: weight };
