@@ -67,6 +67,7 @@
   // counts this much, so that an API name inside Chinese text (关于cat的尺寸不对应) is not outweighed by
   // the pairs of the words around it.
   var CJK_PAIR_WEIGHT = 0.7;
+  var NAMESPACE_WEIGHT = 0.5;
   var STOPWORDS = ("a an the to of in on at for from by with and or is are be do does did i my me we you it its this that " +
     "how what why when which can should would will get there").split(" ");
 
@@ -277,9 +278,19 @@
     var typed = Object.create(null), expanded = this.expand(query), readers = tokenize(query);
     readers.forEach(function (t) { typed[t] = true; });
     var typing = /\s$/.test(query) ? null : readers[readers.length - 1];
+    // The names before the last in a dotted name (torch, nn, functional in
+    // torch.nn.functional.interpolate) say where the API lives, not what it is: they count
+    // NAMESPACE_WEIGHT, unless the reader also typed them on their own.
+    var namespace = Object.create(null), alone = Object.create(null);
+    (query.toLowerCase().match(TOKEN) || []).forEach(function (token) {
+      var names = token.split(".");
+      names.slice(0, -1).forEach(function (name) { tokenTerms(name, "all").forEach(function (t) { namespace[t] = true; }); });
+      if (names.length === 1) tokenTerms(token, "all").forEach(function (t) { alone[t] = true; });
+    });
     function weight(term) {
       return (GENERIC.indexOf(term) >= 0 ? GENERIC_WEIGHT : common(term) ? COMMON_WEIGHT : 1) * (typed[term] ? 1 : ADDED_WEIGHT)
-        * (CJK.test(term) ? CJK_PAIR_WEIGHT : 1);
+        * (CJK.test(term) ? CJK_PAIR_WEIGHT : 1)
+        * (namespace[term] && !alone[term] ? NAMESPACE_WEIGHT : 1);
     }
     var options = {
       tokenize: function (text) {
