@@ -218,8 +218,8 @@ OPTIONS = {
                                                  "(search_blind.tsv; the held-out half's figures only, never its "
                                                  "misses), the further Chinese queries (search_blind_zh_more.tsv) "
                                                  "and each entry's own task words into Chromium"},
-    "--write-demand": {"action": "store_true", "help": "only rewrite cheatsheet/site/search_demand.tsv (how many tuning "
-                                                       "queries each entry answers) from the search benchmark's labels"},
+    "--write-asked": {"action": "store_true", "help": "only rewrite cheatsheet/site/search_asked.tsv (the tuning queries "
+                                                      "and the entries that answer them) from the search benchmark's labels"},
     "--search-scale": {"type": int, "metavar": "N", "help": "build a site grown to N entries per language (in a temporary "
                                                             "folder) and time its first search result in Chromium, e.g. 2000"},
 }
@@ -237,12 +237,12 @@ def main(args: argparse.Namespace) -> None:
     """Measure what `args` (parsed by `options()`) asks for, and print it."""
     if (args.against or args.scale) and not args.suite:
         raise SystemExit("bench: --against and --scale time the test suite; add --suite")
-    if args.write_demand:
-        from benchmarks.search_eval import write_demand
-        from cheatsheet.site.search_index import DEMAND
+    if args.write_asked:
+        from benchmarks.search_eval import write_asked
+        from cheatsheet.site.search_index import ASKED
 
-        write_demand(DEMAND)
-        print(f"wrote {DEMAND.relative_to(PROJECT.root)}")
+        write_asked(ASKED)
+        print(f"wrote {ASKED.relative_to(PROJECT.root)}")
         return
     entry_counts()
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1")

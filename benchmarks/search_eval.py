@@ -14,7 +14,6 @@ import hashlib
 import os
 import re
 import time
-from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -111,18 +110,17 @@ def tuning_queries() -> list[Query]:
     return load(BLIND, "tuning") + load(BLIND_MORE)
 
 
-def demand_rows() -> list[tuple[str, int]]:
-    """(entry id, how many tuning queries name it among their answers), both languages together,
-    for cheatsheet/site/search_demand.tsv: the held-out half never counts."""
-    counts = Counter(entry for q in tuning_queries() if q.answered for entry in q.answers)
-    return sorted(counts.items())
+def asked_rows() -> list[tuple[str, str, list[str]]]:
+    """(language, query, the entries that answer it) for every tuning query some entry answers,
+    for cheatsheet/site/search_asked.tsv: the held-out half never counts."""
+    return [(q.lang, q.text, sorted(q.answers)) for q in tuning_queries() if q.answered]
 
 
-def write_demand(path: Path) -> None:
-    lines = ["# How many real queries of the search benchmark's tuning sets (the blind corpus's tuning half and",
-             "# the further Chinese queries, both languages) name each entry among their answers. Written by",
-             "# `python -m cheatsheet bench --write-demand` from their labels; a test checks it matches them.",
-             "id\tasked"] + [f"{entry}\t{n}" for entry, n in demand_rows()]
+def write_asked(path: Path) -> None:
+    lines = ["# The real queries of the search benchmark's tuning sets (benchmarks/search_blind.tsv's tuning half and",
+             "# benchmarks/search_blind_zh_more.tsv) and the entries that answer them, for the site's index. Written",
+             "# by `python -m cheatsheet bench --write-asked` from their labels; a test checks it matches them.",
+             "lang\tquery\tanswers"] + [f"{lang}\t{query}\t{' '.join(answers)}" for lang, query, answers in asked_rows()]
     path.write_text("\n".join(lines) + "\n", "utf-8")
 
 

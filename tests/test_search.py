@@ -176,12 +176,14 @@ def test_the_vocabulary_rows_come_from_the_tuning_half():
     assert cited and not [c for c in cited if c[1] not in tuning]
 
 
-def test_the_demand_table_is_what_the_tuning_labels_give():
-    """search_demand.tsv (how many tuning queries each entry answers) is written from the labels of
-    the tuning sets alone (`bench --write-demand`), not by hand, and the index carries it."""
-    from benchmarks.search_eval import demand_rows
+def test_the_asked_table_is_the_tuning_queries_and_their_labels():
+    """search_asked.tsv (the tuning queries the index learns from) is written from the tuning sets'
+    labels alone (`bench --write-asked`), not by hand; no held-out query is in it."""
+    from benchmarks.search_eval import asked_rows
 
-    assert sorted(search_index.demand().items()) == demand_rows(), "run `python -m cheatsheet bench --write-demand`"
+    assert search_index.asked() == asked_rows(), "run `python -m cheatsheet bench --write-asked`"
+    held_out = {q.text for q in load(BLIND, "held-out")}
+    assert not [query for _, query, _ in search_index.asked() if query in held_out]
 
 
 def test_the_held_out_set_has_its_own_queries_with_real_answers():

@@ -76,8 +76,7 @@ def build(project: Project, out: Path, site_url: str | None = None) -> Path:
                 data["works_since"] = entry_since(verdicts)[1]  # as the status line says it
                 entries.append(data)
         (tmp / lang).mkdir(parents=True)
-        data = {"boost": search_index.BOOST, "synonyms": search_index.synonyms(lang), "docs": documents}
-        (tmp / lang / "index.json").write_text(_built_index(data, texts), "utf-8")
+        (tmp / lang / "index.json").write_text(_built_index(search_index.index_data(lang, documents), texts), "utf-8")
         _dump(tmp / lang / "entries.json", {"lang": lang, "entries": entries})
     (tmp / "js").mkdir()
     for name in ranking.SCRIPTS:
@@ -100,9 +99,9 @@ def _built_index(data: dict, texts: list[str]) -> str:
 
 def sources(project: Project) -> list[Path]:
     """What the data is made from: when one of them is newer, it is out of date (the pages, the
-    record, the synonyms, the ranking scripts and the site code that writes the data)."""
+    record, the synonyms, the tuning queries, the ranking scripts and the site code that writes the data)."""
     return [*project.docs.rglob("*.md"), *project.docs.rglob("*.py"), *project.record.rglob("*.csv"),
-            search_index.SYNONYMS, *(SCRIPTS / name for name in ranking.SCRIPTS),
+            search_index.SYNONYMS, search_index.ASKED, *(SCRIPTS / name for name in ranking.SCRIPTS),
             *Path(__file__).parent.glob("*.py"), *Path(__file__).parent.parent.joinpath("model").glob("*.py")]
 
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 import csv
 import json
 import re
+from collections import Counter
 from pathlib import Path
 
 from cheatsheet.model.langs import OTHERS, SOURCE
@@ -33,10 +34,14 @@ from cheatsheet.model.pages import LABELS, Entry, Page, counterpart, parse_page
 INDEX = "search/entries.json"
 TEXT = "search/text.json"  # each document's text (x), in INDEX's order
 SYNONYMS = Path(__file__).with_name("search_synonyms.tsv")
-# How many real queries of the search benchmark's tuning sets each entry answers (written from their
-# labels by `python -m cheatsheet bench --write-demand`, never by hand): where a query could mean
+# The real queries of the search benchmark's tuning sets and the entries that answer them (written
+# from their labels by `python -m cheatsheet bench --write-asked`, never by hand; the held-out half
+# is never in it). An entry is indexed with the Chinese words of the ones that name it (q: how real
+# readers say it), and counts how many of both languages name it (n): where a query could mean
 # several entries, the one readers need more often ranks a little higher (search-rank.js, DEMAND).
-DEMAND = Path(__file__).with_name("search_demand.tsv")
+ASKED = Path(__file__).with_name("search_asked.tsv")
+CJK = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")  # search-rank.js's CJK
+CJK_RUN = re.compile(CJK.pattern + "+")
 # Kinds of documents and how much a match in them counts against a match in an entry. An error
 # entry (`error-...`, the 常见报错 / Common errors pages) counts fully for a query that pastes or
 # names an error, and as "error-task" for any other: it repeats the words of the entry it fixes.
@@ -146,9 +151,9 @@ def documents(pages: list[Page], urls: dict[Path, str], docs: Path, lang: str, m
     `boosts`: a page's `search: boost:` (front matter, as Material's own search reads it) for its
     entries. Short keys keep it small: u address, t title, c code line, x text, a the other
     language's title, w the entry's search words, o what its examples print, p the page's title,
-    k kind, b the page's boost (absent for 1), n how many real queries it answers (DEMAND)."""
+    k kind, b the page's boost (absent for 1), n how many real queries it answers (ASKED)."""
     boosts = boosts or {}
-    asked = demand()
+    demand = Counter(entry for _, _, entries in asked() for entry in entries)
     out: list[dict] = []
     entry_urls = set()
     for page in pages:
@@ -167,8 +172,8 @@ def documents(pages: list[Page], urls: dict[Path, str], docs: Path, lang: str, m
                 doc["o"] = output
             if boosts.get(page.path, 1) != 1:
                 doc["b"] = boosts[page.path]
-            if asked.get(entry.id):
-                doc["n"] = asked[entry.id]
+            if demand[entry.id]:
+                doc["n"] = demand[entry.id]
             out.append(doc)
             entry_urls.add(doc["u"])
             entry_urls.update(f"{url}#{alias}" for alias in entry.alias_ids)
@@ -205,11 +210,24 @@ def _other_titles(page: Page, docs: Path, lang: str) -> dict[str, str]:
     return {entry_id: " / ".join(found) for entry_id, found in titles.items()}
 
 
-def demand(path: Path = DEMAND) -> dict[str, int]:
-    """Entry id -> how many of the tuning sets' real queries it answers (DEMAND)."""
+def asked(path: Path = ASKED) -> list[tuple[str, str, list[str]]]:
+    """The tuning sets' real queries as (language, query, the entries that answer it) (ASKED)."""
     with path.open(encoding="utf-8", newline="") as f:
         rows = csv.DictReader((line for line in f if not line.startswith("#")), delimiter="\t", quoting=csv.QUOTE_NONE)
-        return {r["id"]: int(r["asked"]) for r in rows}
+        return [(r["lang"], r["query"], r["answers"].split()) for r in rows]
+
+
+def asked_by(lang: str, docs: list[dict]) -> list[list]:
+    """This language's real queries that hold Chinese, each once with the places in `docs` of the
+    entries it names: search-rank.js gives each entry their Chinese words as a field (q)."""
+    place = {doc["u"].partition("#")[2]: i for i, doc in enumerate(docs) if doc["k"] in ("entry", "error")}
+    return [[" ".join(CJK_RUN.findall(query)), sorted(place[e] for e in entries if e in place)]
+            for q_lang, query, entries in asked() if q_lang == lang and CJK.search(query) and any(e in place for e in entries)]
+
+
+def index_data(lang: str, docs: list[dict]) -> dict:
+    """What search-rank.js's Index is built from (search/entries.json; the package data's index)."""
+    return {"boost": BOOST, "synonyms": synonyms(lang), "docs": docs, "asked": asked_by(lang, docs)}
 
 
 def synonyms(lang: str, path: Path = SYNONYMS) -> dict[str, str]:
@@ -229,7 +247,7 @@ def write(site_dir: Path, pages: list[Page], urls: dict[Path, str], docs: Path, 
     index_docs = documents(pages, urls, docs, lang, index["docs"], boosts)
     texts = [doc.pop("x") for doc in index_docs]
     out = site_dir / INDEX
-    for name, data in ((INDEX, {"boost": BOOST, "synonyms": synonyms(lang), "docs": index_docs}), (TEXT, texts)):
+    for name, data in ((INDEX, index_data(lang, index_docs)), (TEXT, texts)):
         _dump(site_dir / name, data)
         if scripts:
             (site_dir / name).with_suffix(".js").write_text(

@@ -18,11 +18,14 @@
   // Fields: title, search words, code line, the other language's title, page; then the text (x),
   // indexed second from its own file (cheatsheet/search_index.py) since it holds most words.
   // o: what the entry's examples print (messages), so that a pasted error finds it.
-  var FIELDS = ["t", "w", "c", "a", "o", "p"];
+  // q: the Chinese words of the real queries of the search benchmark's tuning sets that the entry
+  // answers (`asked` in the index, each query once with the entries it names): how real readers
+  // say it. Only its Chinese counts: API names in it would pull a named API's neighbours up.
+  var FIELDS = ["t", "w", "c", "a", "o", "p", "q"];
   // o counts between the title and the text when the query reads as a pasted message (it names an
   // exception or warning, or has many words), and less for a few task words, which it would
   // otherwise pull towards the error entries whose messages share them.
-  var FIELD_BOOST = { t: 4, w: 4, c: 2, a: 2, o: 2, p: 0.5, x: 1 }, TASK_OUTPUT_BOOST = 0.5, MESSAGE_TERMS = 6;
+  var FIELD_BOOST = { t: 4, w: 4, c: 2, a: 2, o: 2, p: 0.5, q: 1, x: 1 }, TASK_OUTPUT_BOOST = 0.5, MESSAGE_TERMS = 6;
   var MESSAGE = /[a-z](?:error|warning|exception)\b/i;
   var ERROR_WORDS = /error|exception|warning|traceback|错误|报错|异常|警告|怎么解决|解决办法|解决方法/i;
   // A Chinese query that states a symptom (显存不足, 权重不匹配, 加载出错, 提示out of memory, grad为none)
@@ -134,6 +137,7 @@
       fields: all,
       extractField: function (doc, field) { return doc[field.replace("~", "")]; },
       tokenize: function (text, field) {
+        if (field === "q") return tokenize(text, "all").filter(function (t) { return CJK.test(t); });
         return tokenize(text, PARTED.indexOf(field) >= 0 ? "whole" : field && field.slice(-1) === "~" ? "parts" : "all");
       },
       processTerm: function (t) { return t; },
@@ -161,6 +165,11 @@
     this.boost = data.boost;
     this.synonyms = data.synonyms;
     this.docs = data.docs;
+    var asked = {};
+    (data.asked || []).forEach(function (pair) {
+      pair[1].forEach(function (i) { (asked[i] = asked[i] || []).push(pair[0]); });
+    });
+    Object.keys(asked).forEach(function (i) { data.docs[i].q = asked[i].join("\n"); });
     this.heads = engine(FIELDS);
     this.heads.addAll(this.numbered(true));
     this.places = this.placesEngine(null);
