@@ -20,8 +20,9 @@
   // o: what the entry's examples print (messages), so that a pasted error finds it.
   // q: the Chinese words of the real queries of the search benchmark's tuning sets that the entry
   // answers (`asked` in the index, each query once with the entries it names): how real readers
-  // say it. Only its Chinese counts: API names in it would pull a named API's neighbours up.
-  var FIELDS = ["t", "w", "c", "a", "o", "p", "q"];
+  // say it. Only its Chinese counts: API names in it would pull a named API's neighbours up. It is
+  // indexed with the text (TEXT_FIELDS), after the first results, which it would otherwise delay.
+  var FIELDS = ["t", "w", "c", "a", "o", "p"], TEXT_FIELDS = ["x", "q"];
   // o counts between the title and the text when the query reads as a pasted message (it names an
   // exception or warning, or has many words), and less for a few task words, which it would
   // otherwise pull towards the error entries whose messages share them.
@@ -206,7 +207,7 @@
     index.synonyms = saved.synonyms;
     index.docs = saved.docs;
     index.heads = MiniSearch.loadJS(saved.heads, settings(FIELDS));
-    index.texts = saved.texts ? MiniSearch.loadJS(saved.texts, settings(["x"])) : null;
+    index.texts = saved.texts ? MiniSearch.loadJS(saved.texts, settings(TEXT_FIELDS)) : null;
     index.placed = saved.placed;
     index.places = MiniSearch.loadJS(saved.places, settings(saved.placed ? FIELDS.concat(["x"]) : FIELDS));
     return index;
@@ -256,8 +257,8 @@
 
   // `async`: in chunks, so that typing stays responsive meanwhile (a Promise); else at once.
   Index.prototype.addTexts = function (texts, async) {
-    var body = engine(["x"]), self = this;
-    var docs = this.numbered(true).map(function (doc) { return { id: doc.id, x: texts[doc.id] }; });
+    var body = engine(TEXT_FIELDS), self = this;
+    var docs = this.numbered(true).map(function (doc) { return { id: doc.id, x: texts[doc.id], q: doc.q }; });
     this.places = this.placesEngine(texts);  // a few hundred short documents: at once
     this.placed = true;
     if (!async) { body.addAll(docs); this.texts = body; return null; }
