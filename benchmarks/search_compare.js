@@ -7,7 +7,7 @@
 // time in ms (the first build in this process, then the median of nine more) and its exported
 // size in bytes. ENGINE:
 //   minisearch  the site's Index (search-rank.js) itself: its ranking, build time and size
-//   flex        FlexSearch Document, one index per field (t w c a o p and the texts x), terms
+//   flex        FlexSearch Document, one index per field (t w c a o p, the texts x, the readers' q), terms
 //               from the site's tokenizer; the query as the site prepares it (filler words out,
 //               synonyms added, stopwords out); each field's ranked ids merged as the sum of the
 //               site's field boost / (rank + 1)
@@ -25,7 +25,7 @@ const EnglishPack = require("flexsearch/lang/en");
 const { Index, tokenize } = require(process.env.RANK_JS || "../overrides/assets/javascripts/search-rank.js");
 
 const SHOWN = 20;
-const FIELDS = ["t", "w", "c", "a", "o", "p", "x"];
+const FIELDS = ["t", "w", "c", "a", "o", "p", "x", "q"];
 const [site, engine = "flex"] = process.argv.slice(2);
 const queries = JSON.parse(fs.readFileSync(0, "utf-8"));
 
@@ -60,7 +60,9 @@ function build(lang, data, texts, state) {
     return index;
   }
   const index = flexIndex(lang, state);
-  data.docs.forEach((doc, i) => index.add(Object.assign({ id: i, x: texts[i] }, doc)));
+  const asked = {};  // the real readers' words (q), as the site's Index gathers them
+  (data.asked || []).forEach(([text, ids]) => ids.forEach((i) => (asked[i] = asked[i] || []).push(text)));
+  data.docs.forEach((doc, i) => index.add(Object.assign({ id: i, x: texts[i], q: (asked[i] || []).join("\n") }, doc)));
   return index;
 }
 
