@@ -62,7 +62,7 @@
   // own: they say where such a query usually leads, not what this one asks (a named API first).
   var ADDED_WEIGHT = 0.5;
   // An entry that more real queries need (n: how many of the benchmark's tuning queries it answers,
-  // cheatsheet/site/search_demand.tsv) counts 1 + DEMAND * ln(1 + n) times: a tie-break between
+  // cheatsheet/site/search_asked.tsv) counts 1 + DEMAND * ln(1 + n) times: a tie-break between
   // entries a query matches alike, not a reason to show an entry it does not match. DEMAND was
   // chosen by two-fold cross-validation over the tuning queries (counts from one fold, scored on
   // the other).
