@@ -143,7 +143,10 @@ def pytest_collection_finish(session):
 
 @pytest.fixture
 def inner(pytester, monkeypatch):
-    """pytester, set up to find the cheatsheet package."""
+    """pytester, set up to find the cheatsheet package. Run it with runpytest_subprocess: an
+    in-process run puts sys.modules back as it found it when it ends, which pulls modules from
+    under an early fixture importing in its thread meanwhile (KeyError: 'psutil',
+    'pypdfium2.internal.bases' in full runs)."""
     monkeypatch.setenv("PYTHONPATH", str(PROJECT.root))
     return pytester
 

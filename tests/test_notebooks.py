@@ -9,10 +9,8 @@ import re
 from pathlib import Path
 
 import nbformat
-import psutil  # noqa: F401
 import pytest
 from conftest import early
-from nbclient import NotebookClient
 
 from cheatsheet.model.langs import URL_PREFIX
 from cheatsheet.model.pages import parse_page, site_pages
@@ -28,9 +26,9 @@ EXECUTED_PAGE = "tensors"  # the page whose notebook the suite runs end to end
 @early(after="site")
 def executed(tmp: Path, site):
     """The Chinese notebook of one topic page, as the built site serves it, run by nbclient in a
-    real kernel as a reader would run it. nbclient, and psutil which jupyter_client imports lazily,
-    are imported at the top, in the main thread: imported first in this early thread while another
-    thread imported too, psutil failed once with KeyError: 'psutil'."""
+    real kernel as a reader would run it."""
+    from nbclient import NotebookClient
+
     site_dir, _ = site
     notebook = nbformat.read(site_dir / f"{EXECUTED_PAGE}.ipynb", as_version=4)
     shown = _printed(notebook)

@@ -207,7 +207,7 @@ def test_output_lines_are_checked_under_the_statement_that_printed_them(inner):
     """The same flat output is not enough: each line belongs under its statement, and the failure
     is the diff between the page and what `--update-output` would write."""
     write_site(inner.path, {"site": "# 测试页\n" + MISPLACED + MISPLACED_CUDA})
-    result = inner.runpytest_inprocess("-m", "cpu", "--workers", "1")
+    result = inner.runpytest_subprocess("-m", "cpu", "--workers", "1")
     out = str(result.stdout)
     assert "FAILED docs/zh/site.md::misplaced-output[cpu]" in out, out
     # Line 16 is the first that differs: `#> 1` belongs there, right under `print(1)`.
@@ -216,7 +216,7 @@ def test_output_lines_are_checked_under_the_statement_that_printed_them(inner):
     assert "FAILED docs/zh/site.md::misplaced-cuda-lines[cpu]" in out
     assert "[misplaced-cuda-lines] RUN001 the output lines on cpu cannot be checked: the `#cuda>` lines after line" in out, out
     # --update-output repairs the first; the second it leaves as it is, still failing, for a person to place.
-    result = inner.runpytest_inprocess("-m", "cpu", "--workers", "1", "--update-output")
+    result = inner.runpytest_subprocess("-m", "cpu", "--workers", "1", "--update-output")
     page = (inner.path / "docs" / "zh" / "site.md").read_text("utf-8")
     assert "print(1)\n#> 1\nprint(2)\n#> 2\n" in page
     assert 'print("cuda" if torch.cuda.is_available() else "cpu")\n#> 1\n#cpu> cpu\n#cuda> cuda\n' in page
@@ -227,7 +227,7 @@ def test_update_output_fills_the_english_page_when_only_it_lacks_the_lines(inner
     write_site(inner.path, {"site": "# 测试页\n" + entry("english-behind", "print(1 + 1)\n#> 2")})
     en = inner.path / "docs" / "en" / "site.md"
     en.write_text(en.read_text("utf-8").replace("print(1 + 1)\n#> 2\n", "print(1 + 1)\n"), "utf-8")
-    inner.runpytest_inprocess("-m", "cpu", "--workers", "1", "--update-output")
+    inner.runpytest_subprocess("-m", "cpu", "--workers", "1", "--update-output")
     assert "print(1 + 1)\n#> 2\n" in en.read_text("utf-8")
 
 
@@ -254,7 +254,7 @@ def test_a_recipe_whose_output_changed_fails_at_its_line(inner):
     docs = write_site(inner.path, {})
     broken = {lang: text.replace("print(x)\n", "print(x)\n#> 3\n") for lang, text in RECIPE.items()}
     write_recipe(docs.parent, "recipe", broken)
-    result = inner.runpytest_inprocess("-m", "cpu", "--workers", "1")
+    result = inner.runpytest_subprocess("-m", "cpu", "--workers", "1")
     assert result.ret != 0
     out = str(result.stdout)
     assert "FAILED docs/zh/recipes/recipe.py::recipe-recipe[cpu]" in out
@@ -292,7 +292,7 @@ def test_record_refreshes_the_api_docs_table(tmp_path):
 
 def test_record_and_update_output_exclude_each_other(inner):
     write_site(inner.path, {"site": "# 测试页\n" + RECORD})
-    result = inner.runpytest_inprocess("--record", "--update-output")
+    result = inner.runpytest_subprocess("--record", "--update-output")
     assert result.ret != 0
     assert "--update-output rewrites pages, --record vouches for them" in str(result.stderr) + str(result.stdout)
 
@@ -305,15 +305,15 @@ def collected(result) -> set[str]:
 
 def test_shards_split_the_pages_without_overlap(inner):
     write_site(inner.path, {f"page{i}": "# 测试页\n" + entry(f"entry-{i}", f"print({i})\n#> {i}") for i in range(5)})
-    everything = collected(inner.runpytest_inprocess("--collect-only", "-q"))
-    shards = [collected(inner.runpytest_inprocess("--collect-only", "-q", f"--shard={i}/3")) for i in (1, 2, 3)]
+    everything = collected(inner.runpytest_subprocess("--collect-only", "-q"))
+    shards = [collected(inner.runpytest_subprocess("--collect-only", "-q", f"--shard={i}/3")) for i in (1, 2, 3)]
     assert all(shards) and set().union(*shards) == everything
     assert sum(len(s) for s in shards) == len(everything)
 
 
 def test_entry_option_selects_by_exact_id(inner):
     write_site(inner.path, {"page": "# 测试页\n" + entry("cuda", "print(1)\n#> 1") + entry("cuda-memory", "print(2)\n#> 2")})
-    selected = collected(inner.runpytest_inprocess("--collect-only", "-q", "--entry", "cuda"))
+    selected = collected(inner.runpytest_subprocess("--collect-only", "-q", "--entry", "cuda"))
     assert selected == {f"docs/zh/page.md::cuda[{kind}]" for kind in ("entry", "cpu", "cuda")}
 
 
