@@ -313,7 +313,7 @@ def search_hit_rate(site: Path) -> None:
             queries = load(BLIND, half)
             answered = [q for q in queries if q.answered]
             print(f"blind corpus, {half} half ({len(queries)} queries, {len(queries) - len(answered)} with no entry), "
-                  f"the queries an entry answers{' (never tuned on)' if half == 'held-out' else ''}:")
+                  f"the queries an entry answers{' (never tuned on)' if half == 'held-out' else ' (in the index: in-sample)'}:")
             scores = evaluate(pages, answered, typed_every=25)
             for name, member in CLASSES.items():
                 for lang, s in scores.items():
@@ -328,7 +328,8 @@ def search_hit_rate(site: Path) -> None:
             print("\n".join(line for line in report(evaluate(pages, first, typed_every=25)).splitlines()
                             if not line.startswith("  miss")))
         further = [q for q in load(BLIND_MORE) if q.answered]
-        print(f"further Chinese queries, all for tuning ({len(load(BLIND_MORE))} queries, {len(further)} with an answer):")
+        print(f"further Chinese queries, all for tuning ({len(load(BLIND_MORE))} queries, {len(further)} with an answer; "
+              "in the index: in-sample):")
         scores = evaluate(pages, further, typed_every=25)
         for name, member in CLASSES.items():
             mine = [q for q in further if member(q)]

@@ -22,7 +22,7 @@ const fs = require("fs");
 const path = require("path");
 const { Document, Charset, Encoder } = require("flexsearch");
 const EnglishPack = require("flexsearch/lang/en");
-const { Index, tokenize } = require(process.env.RANK_JS || "../overrides/assets/javascripts/search-rank.js");
+const { Index, askedByDoc, tokenize } = require(process.env.RANK_JS || "../overrides/assets/javascripts/search-rank.js");
 
 const SHOWN = 20;
 const FIELDS = ["t", "w", "c", "a", "o", "p", "x", "q"];
@@ -60,9 +60,8 @@ function build(lang, data, texts, state) {
     return index;
   }
   const index = flexIndex(lang, state);
-  const asked = {};  // the real readers' words (q), as the site's Index gathers them
-  (data.asked || []).forEach(([text, ids]) => ids.forEach((i) => (asked[i] = asked[i] || []).push(text)));
-  data.docs.forEach((doc, i) => index.add(Object.assign({ id: i, x: texts[i], q: (asked[i] || []).join("\n") }, doc)));
+  const asked = askedByDoc(data);  // the real readers' words (q), as the site's Index gathers them
+  data.docs.forEach((doc, i) => index.add(Object.assign({ id: i, x: texts[i], q: asked[i] || "" }, doc)));
   return index;
 }
 

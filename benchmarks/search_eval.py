@@ -56,6 +56,8 @@ BLIND_GATE = {"zh": (0.72, 0.88), "en": (0.76, 0.88)}
 # held-out figures fell short. Its floor, (hit@1, hit@3) on the queries an entry answers; before
 # any tuning on them: first batch 0.67 / 0.81, second 0.73 / 0.86, third 0.62 / 0.83 (2026-12-04).
 BLIND_MORE = Path(__file__).with_name("search_blind_zh_more.tsv")
+# Both tuning sets are in the site's index since (cheatsheet/site/search_asked.tsv), so both gates
+# now check the plumbing, not how the ranking does on new queries (that is the held-out half).
 BLIND_MORE_GATE = {"zh": (0.70, 0.85)}
 GAP = "GAP"
 

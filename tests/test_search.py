@@ -166,9 +166,9 @@ def test_the_blind_labels_are_the_first_labelling_and_what_both_second_labellers
             assert not [(row["query"], key) for row in rows if row["lang"] == lang and set(row[key].split()) - known]
 
 
-def test_the_vocabulary_rows_come_from_the_tuning_half():
-    """A row of the user-vocabulary table names the tuning queries that showed the need for it;
-    none may name a held-out one, whose queries nobody tunes on."""
+def test_the_vocabulary_rows_come_from_the_tuning_queries():
+    """A row of the user-vocabulary table names the tuning queries (tuning_queries) that showed the
+    need for it; none may name a held-out one, whose queries nobody tunes on."""
     tuning = {q.text for q in tuning_queries()}
     with search_index.SYNONYMS.open(encoding="utf-8", newline="") as f:
         rows = list(csv.DictReader((line for line in f if not line.startswith("#")), delimiter="\t", quoting=csv.QUOTE_NONE))

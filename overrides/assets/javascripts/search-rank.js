@@ -155,6 +155,15 @@
     more.forEach(function (x) { if (into.indexOf(x) < 0) into.push(x); });
   }
 
+  // Document place -> its real readers' words (q), from the index's `asked` pairs (query, places).
+  function askedByDoc(data) {
+    var asked = {};
+    (data.asked || []).forEach(function (pair) {
+      pair[1].forEach(function (i) { asked[i] = asked[i] ? asked[i] + "\n" + pair[0] : pair[0]; });
+    });
+    return asked;
+  }
+
   // One language's index: `data` is search/entries.json (boost, synonyms, docs without their
   // texts), enough to rank; addTexts(texts) indexes search/text.json too, which refines it.
   // The entries have engines of their own (heads, texts); the pages and their sections another
@@ -166,11 +175,8 @@
     this.boost = data.boost;
     this.synonyms = data.synonyms;
     this.docs = data.docs;
-    var asked = {};
-    (data.asked || []).forEach(function (pair) {
-      pair[1].forEach(function (i) { (asked[i] = asked[i] || []).push(pair[0]); });
-    });
-    Object.keys(asked).forEach(function (i) { data.docs[i].q = asked[i].join("\n"); });
+    var asked = askedByDoc(data);
+    Object.keys(asked).forEach(function (i) { data.docs[i].q = asked[i]; });
     this.heads = engine(FIELDS);
     this.heads.addAll(this.numbered(true));
     this.places = this.placesEngine(null);
@@ -376,5 +382,5 @@
     return results.filter(function (r) { return r.score >= floor; });
   };
 
-  return { CJK: CJK, TOKEN: TOKEN, tokenize: tokenize, Index: Index };
+  return { CJK: CJK, TOKEN: TOKEN, tokenize: tokenize, askedByDoc: askedByDoc, Index: Index };
 });
