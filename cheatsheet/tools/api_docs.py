@@ -51,6 +51,7 @@ MODULE_PAGES = {
     "torch.distributions": "distributions.html",
     "torch.distributed.fsdp": "distributed.fsdp.fully_shard.html",
     "torch.distributed.checkpoint": "distributed.checkpoint.html",
+    "torch.distributed.elastic.multiprocessing.errors": "elastic/errors.html",
     "torch.multiprocessing": "multiprocessing.html",
     "torch.library": "library.html",
 }
