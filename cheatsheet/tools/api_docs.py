@@ -54,6 +54,7 @@ MODULE_PAGES = {
     "torch.distributed.elastic.multiprocessing.errors": "elastic/errors.html",
     "torch.multiprocessing": "multiprocessing.html",
     "torch.library": "library.html",
+    "torch.fx": "fx.html",
 }
 # Libraries documented beside torch, by the names their pages' code lines call them (the page's
 # introduction imports them: `import torchvision`, `from torchvision.transforms import v2`), and
